@@ -1,0 +1,64 @@
+/**
+ * The `efr` command: `efr serve [--port N] [--data DIR]` (also EFR_PORT, EFR_DATA).
+ * Later programs (portal, verify, ...) are subcommands of the same entry.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startService } from './register/server.js';
+
+const USAGE = `usage: efr <command> [options]
+
+commands:
+  serve     start the register service
+            --port N     HTTP port (default 5618, or EFR_PORT)
+            --data DIR   data folder (default ./data, or EFR_DATA)
+            --host ADDR  address to listen on (default 0.0.0.0)
+`;
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' } },
+    strict: true,
+  });
+  const portText = values.port ?? process.env.EFR_PORT ?? '5618';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
+  const dataDir = resolve(values.data ?? process.env.EFR_DATA ?? 'data');
+  const service = await startService({ port, dataDir, ...(values.host ? { host: values.host } : {}) });
+  process.stdout.write(`efr register service listening on ${service.url} (data ${dataDir})\n`);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`efr: ${signal}, closing after the last commit\n`);
+    service.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return;
+    default:
+      process.stderr.write(`efr: unknown command ${command}\n${USAGE}`);
+      process.exitCode = 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  process.stderr.write(`efr: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,180 @@
+/**
+ * The tax engine: assigns Mods to positions, resolves each position's tax group by the three
+ * methods of the spec (group letter, percentage, link to a TaxA element) and sums the modified
+ * position amounts per tax element. All arithmetic is exact.
+ */
+import { FiscalError } from '../../shared/errors.js';
+import { type Dec, add, allocate, cmp, dec, eq, fmt, parseDec, taxOfGross, taxOfNet, sub, sum, ZERO, significantScale } from '../../shared/money.js';
+import { type Obj, str } from '../codec/index.js';
+import type { TaxLetters } from '../fiscal/tax-letters.js';
+
+export interface PositionInfo {
+  /** index in PosA */
+  index: number;
+  pn: string;
+  amt: Dec;
+  /** the amount after Mods assigned to it */
+  modified: Dec;
+  groups: string[];
+}
+
+export function isMod(line: Obj): boolean {
+  return line._ === 'Mod' || (line._ === 'Pos' && str(line, 'PTY') === 'Mod');
+}
+
+export function isPos(line: Obj): boolean {
+  return line._ === 'Pos' && str(line, 'PTY') !== 'Mod';
+}
+
+function amountOf(line: Obj): Dec {
+  return parseDec(str(line, 'Amt') ?? '0') ?? ZERO;
+}
+
+/** Which positions (by index into `positions`) a Mod's PN names; default the previous position. */
+function modTargets(pnSpec: string | undefined, positions: PositionInfo[], previous: number, field: string): number[] {
+  if (pnSpec === undefined || pnSpec.trim() === '') {
+    if (previous < 0) throw new FiscalError('#MOD_TARGET', { field, value: '(previous position)' });
+    return [previous];
+  }
+  const spec = pnSpec.trim();
+  if (spec === '*') return positions.map((_, i) => i);
+  const out = new Set<number>();
+  for (const token of spec.split(/\s+/)) {
+    const range = /^(\d+)-(\d+)$/.exec(token);
+    let hits: number[];
+    if (range) {
+      const lo = Number(range[1]);
+      const hi = Number(range[2]);
+      hits = positions.flatMap((p, i) => {
+        const n = Number(p.pn);
+        return Number.isInteger(n) && n >= lo && n <= hi ? [i] : [];
+      });
+    } else {
+      hits = positions.flatMap((p, i) => (p.pn === token || (/^\d+$/.test(token) && Number(p.pn) === Number(token) && /^\d+$/.test(p.pn)) ? [i] : []));
+    }
+    if (hits.length === 0) throw new FiscalError('#MOD_TARGET', { field, value: token });
+    hits.forEach((h) => out.add(h));
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Positions of PosA with their Mod-modified amounts (Lin lines are display only). */
+export function analyzePositions(posA: Obj[]): PositionInfo[] {
+  const positions: PositionInfo[] = [];
+  let previous = -1;
+  posA.forEach((line, index) => {
+    if (isPos(line)) {
+      const amt = amountOf(line);
+      positions.push({ index, pn: str(line, 'PN') ?? String(index + 1), amt, modified: amt, groups: (str(line, 'TaxG') ?? '').trim().split(/\s+/).filter(Boolean) });
+      previous = positions.length - 1;
+    } else if (isMod(line)) {
+      const targets = modTargets(str(line, 'PN'), positions, previous, `ESR.PosA[${index}].PN`);
+      const weights = targets.map((t) => (positions[t] as PositionInfo).amt);
+      const shares = allocate(amountOf(line), weights);
+      targets.forEach((t, k) => {
+        const p = positions[t] as PositionInfo;
+        p.modified = add(p.modified, shares[k] as Dec);
+      });
+    }
+  });
+  return positions;
+}
+
+const PERCENT = /^(\d+(?:\.\d+)?)%$/;
+
+export interface GroupRef {
+  taxG: string;
+  prc: string;
+}
+
+/** Resolves a position's tax group token without a TaxA: a letter of the table or a percentage. */
+export function resolveWithoutTaxA(token: string, letters: TaxLetters, field: string): GroupRef {
+  const letterRate = letters[token];
+  if (letterRate !== undefined) return { taxG: token, prc: letterRate };
+  const m = PERCENT.exec(token);
+  if (m) {
+    const rate = dec(m[1] as string);
+    const letter = Object.keys(letters).find((l) => eq(dec(letters[l] as string), rate));
+    return { taxG: letter ?? token, prc: m[1] as string };
+  }
+  throw new FiscalError('#TAX_GROUP', { field, value: token });
+}
+
+/** Resolves a position's tax group token to the index of its TaxA element. */
+export function resolveWithTaxA(token: string, taxA: Obj[], letters: TaxLetters, field: string): number {
+  const direct = taxA.findIndex((t) => str(t, 'TaxG') === token);
+  if (direct >= 0) return direct;
+  const m = PERCENT.exec(token);
+  const rateText = m ? m[1] : letters[token];
+  if (rateText !== undefined) {
+    const rate = dec(rateText);
+    const byRate = taxA.findIndex((t) => !str(t, 'TTY') && eq(parseDec(str(t, 'Prc') ?? '') ?? { v: -1n, s: 0 }, rate));
+    if (byRate >= 0) return byRate;
+  }
+  throw new FiscalError('#TAX_GROUP', { field, value: token });
+}
+
+function moneyScale(values: Dec[]): number {
+  return Math.max(2, ...values.map(significantScale));
+}
+
+/** Generates TaxA from the positions (TaxA absent): one Tax per group, tax from gross (or net with TaxN). */
+export function generateTaxA(posA: Obj[], letters: TaxLetters, taxN: boolean): Obj[] {
+  const positions = analyzePositions(posA);
+  const groups = new Map<string, { ref: GroupRef; amt: Dec }>();
+  for (const p of positions) {
+    p.groups.forEach((g) => {
+      const ref = resolveWithoutTaxA(g, letters, `ESR.PosA[${p.index}].TaxG`);
+      const key = ref.taxG;
+      const entry = groups.get(key) ?? { ref, amt: ZERO };
+      entry.amt = add(entry.amt, p.modified);
+      groups.set(key, entry);
+    });
+  }
+  const s = moneyScale(positions.map((p) => p.modified));
+  return [...groups.values()].map(({ ref, amt }) => {
+    const rate = dec(ref.prc);
+    if (taxN) {
+      const tamt = taxOfNet(amt, rate, s);
+      return { _: 'Tax', TaxG: ref.taxG, Prc: fmt(rate, Math.max(2, rate.s)), Net: fmt(amt, s), TAmt: fmt(tamt, s), Amt: fmt(add(amt, tamt), s) };
+    }
+    const tamt = taxOfGross(amt, rate, s);
+    return { _: 'Tax', TaxG: ref.taxG, Prc: fmt(rate, Math.max(2, rate.s)), Net: fmt(sub(amt, tamt), s), TAmt: fmt(tamt, s), Amt: fmt(amt, s) };
+  });
+}
+
+/** Fills Net and TAmt of a VAT tax element given only Amt and Prc. */
+export function completeTax(tax: Obj): void {
+  if (str(tax, 'TTY')) return;
+  const amt = parseDec(str(tax, 'Amt') ?? '');
+  const rate = parseDec(str(tax, 'Prc') ?? '');
+  if (!amt || !rate) return;
+  const s = Math.max(2, amt.s);
+  const net = parseDec(str(tax, 'Net') ?? '');
+  const tamt = parseDec(str(tax, 'TAmt') ?? '');
+  if (net && !tamt) tax.TAmt = fmt(sub(amt, net), s);
+  else if (tamt && !net) tax.Net = fmt(sub(amt, tamt), s);
+  else if (!net && !tamt) {
+    const t = taxOfGross(amt, rate, s);
+    tax.TAmt = fmt(t, s);
+    tax.Net = fmt(sub(amt, t), s);
+  }
+}
+
+/** Per TaxA element, the sum of the modified amounts of the positions assigned to it. */
+export function amountsPerTax(posA: Obj[], taxA: Obj[], letters: TaxLetters): Dec[] {
+  const totals = taxA.map(() => ZERO);
+  for (const p of analyzePositions(posA)) {
+    for (const g of p.groups) {
+      const i = resolveWithTaxA(g, taxA, letters, `ESR.PosA[${p.index}].TaxG`);
+      totals[i] = add(totals[i] as Dec, p.modified);
+    }
+  }
+  return totals;
+}
+
+export function sumOf(linesA: Obj[], key: string, filter: (o: Obj) => boolean = () => true): Dec {
+  return sum(linesA.filter(filter).map((l) => parseDec(str(l, key) ?? '0') ?? ZERO));
+}
+
+export { cmp, eq };

@@ -1,0 +1,166 @@
+/**
+ * Step 3 of the pipeline. `checkShape` runs first on the request as sent (types of every known
+ * field, line types, mandatory fields); `checkRules` runs on the normalized transaction (the ten
+ * validation rules of the spec, with exact decimals). Each failure throws a FiscalError naming its field.
+ */
+import { FiscalError } from '../../shared/errors.js';
+import { type Dec, add, cmp, fmt, parseDec, ZERO } from '../../shared/money.js';
+import { type Obj, type Value, isObj, lines, str } from '../codec/index.js';
+import type { TaxLetters } from '../fiscal/tax-letters.js';
+import { parseLocalDateTime, isDate, formatLocalDateTime } from './datetime.js';
+import { type FieldType, ESR_FIELDS, LINE_FIELDS, LINE_REQUIRED, LINE_TYPES_OF, describe } from './fields.js';
+import { amountsPerTax, analyzePositions, isMod, isPos, sumOf } from './tax.js';
+
+function checkValue(field: string, value: Value, type: FieldType): void {
+  if (typeof value !== 'string') {
+    throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value: Array.isArray(value) ? '[...]' : '{...}' });
+  }
+  if (typeof type === 'object') {
+    if (!type.enum.includes(value)) throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+    return;
+  }
+  switch (type) {
+    case 'text':
+      return;
+    case 'money':
+      if (!parseDec(value)) throw new FiscalError('#INVALID_AMOUNT', { field, value });
+      return;
+    case 'decimal':
+      if (!parseDec(value)) throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+      return;
+    case 'int':
+      if (!/^-?\d{1,15}$/.test(value)) throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+      return;
+    case 'bool':
+      if (value !== '0' && value !== '1') throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+      return;
+    case 'datetime':
+      if (!parseLocalDateTime(value)) throw new FiscalError('#INVALID_DATE', { field, value });
+      return;
+    case 'date':
+      if (!isDate(value)) throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+      return;
+  }
+}
+
+function checkFields(prefix: string, o: Obj, table: Readonly<Record<string, FieldType>>): void {
+  for (const [k, type] of Object.entries(table)) {
+    const v = o[k];
+    if (v !== undefined) checkValue(`${prefix}.${k}`, v, type);
+  }
+}
+
+/** Types and mandatory fields of a Tra/TraS ESR as sent. */
+export function checkShape(root: string, body: Obj): Obj {
+  const esr = body.ESR;
+  if (!isObj(esr)) throw new FiscalError('#MISSING_FIELD', { field: `${root}.ESR` });
+  if (esr.FN !== undefined) throw new FiscalError('#FN_GIVEN');
+  checkFields('ESR', esr, ESR_FIELDS);
+  for (const key of ['Ctm', 'SESR']) {
+    if (esr[key] !== undefined && !isObj(esr[key])) {
+      throw new FiscalError('#INVALID_TYPE', { field: `ESR.${key}`, expected: 'an object', value: String(esr[key]) });
+    }
+  }
+  for (const key of ['Head', 'Foot']) {
+    const v = esr[key];
+    if (v !== undefined && typeof v === 'string') {
+      throw new FiscalError('#INVALID_TYPE', { field: `ESR.${key}`, expected: 'an object {"Txt": ...}', value: v });
+    }
+  }
+  for (const [container, allowed] of Object.entries(LINE_TYPES_OF)) {
+    const v = esr[container];
+    if (v === undefined) continue;
+    const arr = Array.isArray(v) ? v : [v];
+    const defaultType = allowed[0] as string;
+    arr.forEach((line, i) => {
+      const field = `ESR.${container}[${i}]`;
+      if (!isObj(line)) throw new FiscalError('#INVALID_TYPE', { field, expected: 'an object', value: String(line) });
+      if (line._ === undefined) line._ = defaultType;
+      const type = str(line, '_') ?? '';
+      if (!allowed.includes(type)) {
+        throw new FiscalError('#INVALID_TYPE', { field: `${field}._`, expected: `one of ${allowed.join(', ')}`, value: type });
+      }
+      checkFields(field, line, LINE_FIELDS[type] ?? {});
+      const required = type === 'Pos' && str(line, 'PTY') === 'Mod' ? (LINE_REQUIRED.Mod ?? []) : (LINE_REQUIRED[type] ?? []);
+      for (const r of required) {
+        if (str(line, r) === undefined || str(line, r) === '') throw new FiscalError('#MISSING_FIELD', { field: `${field}.${r}` });
+      }
+    });
+    esr[container] = arr;
+  }
+  return esr;
+}
+
+export interface RuleContext {
+  now: Date;
+  normalizeDays: number;
+  letters: TaxLetters;
+  /** NF or NFS transactions may come without positions and payments. */
+  nonFiscal: boolean;
+}
+
+function money(v: Dec): string {
+  return fmt(v, Math.max(2, v.s));
+}
+
+/** The validation rules 1-4, 7 and 8 on a normalized ESR (rules 5, 6 and 9 are in the normalization). */
+export function checkRules(esr: Obj, ctx: RuleContext): void {
+  const posA = lines(esr, 'PosA');
+  const payA = lines(esr, 'PayA');
+  const taxA = lines(esr, 'TaxA');
+  const hasPositions = posA.some((l) => isPos(l) || isMod(l));
+
+  // rule 8: D within Normalize_D days of the current date
+  const d = parseLocalDateTime(str(esr, 'D') ?? '');
+  if (d && Math.abs(d.getTime() - ctx.now.getTime()) > ctx.normalizeDays * 86_400_000) {
+    throw new FiscalError('#DATE_RANGE', { value: str(esr, 'D') ?? '', days: ctx.normalizeDays, now: formatLocalDateTime(ctx.now) });
+  }
+  if (!ctx.nonFiscal && esr.PosA === undefined) {
+    throw new FiscalError('#MISSING_FIELD', { field: 'ESR.PosA' });
+  }
+  const tText = str(esr, 'T');
+  if (tText === undefined) return;
+  const t = parseDec(tText) as Dec;
+  const taxN = str(esr, 'TaxN') === '1';
+  const vatA = taxA.filter((x) => !str(x, 'TTY'));
+
+  // rule 1: position sum (with Mods; Lin is display only) equals T (net sum with TaxN)
+  if (hasPositions) {
+    const posSum = analyzePositions(posA).reduce((a, p) => add(a, p.modified), ZERO);
+    const expected = taxN ? sumOf(vatA, 'Net') : t;
+    if (cmp(posSum, expected) !== 0) throw new FiscalError('#POS_SUM', { actual: money(posSum), expected: money(expected) });
+  }
+  // rule 2: payments equal T
+  if (payA.length === 0 && t.v !== 0n && !ctx.nonFiscal) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.PayA' });
+  if (payA.length) {
+    const paySum = sumOf(payA, 'Amt');
+    if (cmp(paySum, t) !== 0) throw new FiscalError('#PAY_SUM', { actual: money(paySum), expected: money(t) });
+  }
+  // rule 3: tax amounts equal T
+  if (vatA.length) {
+    const taxSum = sumOf(vatA, 'Amt');
+    if (cmp(taxSum, t) !== 0) throw new FiscalError('#TAX_SUM', { actual: money(taxSum), expected: money(t) });
+  }
+  // rule 4: Net + TAmt = Amt per tax element
+  taxA.forEach((tax, i) => {
+    if (str(tax, 'TTY')) return;
+    const net = parseDec(str(tax, 'Net') ?? '');
+    const tamt = parseDec(str(tax, 'TAmt') ?? '');
+    const amt = parseDec(str(tax, 'Amt') ?? '') as Dec;
+    if (net && tamt && cmp(add(net, tamt), amt) !== 0) {
+      throw new FiscalError('#TAX_NET', { field: `ESR.TaxA[${i}]`, net: money(net), tamt: money(tamt), amt: money(amt) });
+    }
+  });
+  // rule 7: per tax group, the modified position amounts equal the tax element
+  if (hasPositions && taxA.length) {
+    const perTax = amountsPerTax(posA, taxA, ctx.letters);
+    taxA.forEach((tax, i) => {
+      if (str(tax, 'TTY')) return;
+      const expected = parseDec(str(tax, taxN ? 'Net' : 'Amt') ?? '') ?? ZERO;
+      const actual = perTax[i] as Dec;
+      if (cmp(actual, expected) !== 0) {
+        throw new FiscalError('#TAX_POS_SUM', { group: str(tax, 'TaxG') ?? '', actual: money(actual), expected: money(expected), field: `ESR.TaxA[${i}]` });
+      }
+    });
+  }
+}

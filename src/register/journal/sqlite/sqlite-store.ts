@@ -1,0 +1,147 @@
+/**
+ * The embedded journal: one SQLite file in the data folder, WAL mode with synchronous=FULL,
+ * so that a commit is on disk before it returns. Triggers refuse any UPDATE or DELETE of a record.
+ */
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS registers (
+  rid   INTEGER PRIMARY KEY,
+  rn    TEXT NOT NULL UNIQUE,
+  state TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS journal (
+  rid  INTEGER NOT NULL,
+  sq   INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  d    TEXT NOT NULL,
+  tl   TEXT, tt TEXT, tn TEXT, fn TEXT, t TEXT, nfs TEXT, bc TEXT,
+  ch   BLOB, rh BLOB,
+  data TEXT NOT NULL,
+  hash BLOB NOT NULL,
+  sig  BLOB NOT NULL,
+  UNIQUE (rid, sq)
+);
+CREATE INDEX IF NOT EXISTS journal_tn ON journal (rid, tn, tt, tl) WHERE tn IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_fn ON journal (rid, fn) WHERE fn IS NOT NULL;
+CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
+  BEGIN SELECT RAISE(ABORT, 'journal records cannot be changed'); END;
+CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
+  BEGIN SELECT RAISE(ABORT, 'journal records cannot be deleted'); END;
+CREATE TABLE IF NOT EXISTS settings (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`;
+
+interface Row {
+  rid: number; sq: number; type: string; d: string;
+  tl: string | null; tt: string | null; tn: string | null; fn: string | null; t: string | null; nfs: string | null; bc: string | null;
+  ch: Buffer | null; rh: Buffer | null; data: string; hash: Buffer; sig: Buffer;
+}
+
+function toRecord(r: Row): JournalRecord {
+  const rec: JournalRecord = { rid: r.rid, sq: r.sq, type: r.type as RecordType, d: r.d, data: r.data, hash: r.hash, sig: r.sig };
+  if (r.tl !== null) rec.tl = r.tl;
+  if (r.tt !== null) rec.tt = r.tt;
+  if (r.tn !== null) rec.tn = r.tn;
+  if (r.fn !== null) rec.fn = r.fn;
+  if (r.t !== null) rec.t = r.t;
+  if (r.nfs !== null) rec.nfs = r.nfs;
+  if (r.bc !== null) rec.bc = r.bc;
+  if (r.ch !== null) rec.ch = r.ch;
+  if (r.rh !== null) rec.rh = r.rh;
+  return rec;
+}
+
+export class SqliteJournalStore implements JournalStore {
+  private readonly db: Db;
+  private readonly insert: Statement;
+  private readonly updateState: Statement;
+  private readonly selectByTn: Statement;
+  private readonly selectOne: Statement;
+  private readonly selectRange: Statement;
+  private readonly appendTx: (records: readonly JournalRecord[], states: ReadonlyMap<number, string>) => void;
+
+  constructor(file: string, options: { nosync?: boolean } = {}) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.nosync ? 'OFF' : 'FULL'}`);
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(SCHEMA);
+    this.insert = this.db.prepare(
+      'INSERT INTO journal (rid, sq, type, d, tl, tt, tn, fn, t, nfs, bc, ch, rh, data, hash, sig) VALUES (@rid, @sq, @type, @d, @tl, @tt, @tn, @fn, @t, @nfs, @bc, @ch, @rh, @data, @hash, @sig)',
+    );
+    this.updateState = this.db.prepare('UPDATE registers SET state = ? WHERE rid = ?');
+    this.selectByTn = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND tn = ? AND tt = ? AND tl = ? ORDER BY sq');
+    this.selectOne = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq = ?');
+    this.selectRange = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq >= ? AND sq <= ? ORDER BY sq LIMIT 500');
+    this.appendTx = this.db.transaction((records: readonly JournalRecord[], states: ReadonlyMap<number, string>) => {
+      for (const r of records) {
+        this.insert.run({
+          rid: r.rid, sq: r.sq, type: r.type, d: r.d, tl: r.tl ?? null, tt: r.tt ?? null, tn: r.tn ?? null, fn: r.fn ?? null,
+          t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: r.ch ?? null, rh: r.rh ?? null, data: r.data, hash: r.hash, sig: r.sig,
+        });
+      }
+      for (const [rid, state] of states) this.updateState.run(state, rid);
+    });
+  }
+
+  async loadRegisters(): Promise<RegisterState[]> {
+    const rows = this.db.prepare('SELECT rid, state FROM registers ORDER BY rid').all() as { rid: number; state: string }[];
+    return rows.map((r) => ({ ...(JSON.parse(r.state) as RegisterState), rid: r.rid }));
+  }
+
+  async createRegister(rn: string, state: Omit<RegisterState, 'rid'>): Promise<number> {
+    const info = this.db.prepare('INSERT INTO registers (rn, state) VALUES (?, ?)').run(rn, JSON.stringify(state));
+    return Number(info.lastInsertRowid);
+  }
+
+  async append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>): Promise<void> {
+    this.appendTx(records, states);
+  }
+
+  async byTn(rid: number, tl: string, tt: string, tn: string): Promise<JournalRecord[]> {
+    return (this.selectByTn.all(rid, tn, tt, tl) as Row[]).map(toRecord);
+  }
+
+  async get(rid: number, sq: number): Promise<JournalRecord | undefined> {
+    const row = this.selectOne.get(rid, sq) as Row | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  async *range(rid: number, from: number, to = Number.MAX_SAFE_INTEGER): AsyncIterable<JournalRecord> {
+    let next = from;
+    for (;;) {
+      const rows = this.selectRange.all(rid, next, to) as Row[];
+      for (const row of rows) yield toRecord(row);
+      if (rows.length < 500) return;
+      next = (rows[rows.length - 1] as Row).sq + 1;
+    }
+  }
+
+  async count(rid?: number): Promise<number> {
+    const row = (rid === undefined
+      ? this.db.prepare('SELECT count(*) AS n FROM journal').get()
+      : this.db.prepare('SELECT count(*) AS n FROM journal WHERE rid = ?').get(rid)) as { n: number };
+    return row.n;
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  async putSetting(key: string, value: string): Promise<void> {
+    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The journal's data types and the JournalStore interface that SQLite (and later PostgreSQL)
+ * implement. A journal is append-only: records are never changed or deleted.
+ */
+import type { Obj } from '../codec/index.js';
+
+export type RecordType = 'Tra' | 'TraS' | 'Rep' | 'Cfg' | 'log' | 'Audit';
+export const RECORD_TYPES: readonly RecordType[] = ['Tra', 'TraS', 'Rep', 'Cfg', 'log', 'Audit'];
+
+/** The per-register counters, kept in memory and stored with every append in the same transaction. */
+export interface RegisterState {
+  rn: string;
+  rid: number;
+  /** SQ of the last record (0: none yet) */
+  sq: number;
+  /** hex SHA-256 of the last record (GENESIS before the first) */
+  hash: string;
+  /** last fiscal number allocated */
+  fn: number;
+  /** last TSE-style transaction id allocated by TraS */
+  tid: number;
+  /** last TN per `TL/TT`, in the year y */
+  tn: Record<string, { y: number; n: number }>;
+  /** last Tra per `TL/TT`, with its restart hash, for POST /restart without TN */
+  lastTT: Record<string, { sq: number; rh: string }>;
+  /** SQ of the last record per record type */
+  last: Partial<Record<RecordType, number>>;
+  /** the current configuration (Cfg) of the register */
+  cfg: Obj;
+}
+
+/** One journal record as stored. `data` is the exact JSON text that was hashed and signed. */
+export interface JournalRecord {
+  rid: number;
+  sq: number;
+  type: RecordType;
+  /** ESR.D of transactions, else the time of recording */
+  d: string;
+  tl?: string;
+  tt?: string;
+  tn?: string;
+  fn?: string;
+  t?: string;
+  nfs?: string;
+  bc?: string;
+  /** content hash of the request, for duplicate detection */
+  ch?: Buffer;
+  /** content hash without D and TN, for POST /restart */
+  rh?: Buffer;
+  data: string;
+  hash: Buffer;
+  sig: Buffer;
+}
+
+export interface JournalStore {
+  /** All registers with their state, as of the last commit. */
+  loadRegisters(): Promise<RegisterState[]>;
+  /** Creates a register and returns its id. */
+  createRegister(rn: string, state: Omit<RegisterState, 'rid'>): Promise<number>;
+  /** Appends records and the new states of their registers in one durable transaction. */
+  append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>): Promise<void>;
+  /** Records of a register with this TL/TT/TN (any year), oldest first. */
+  byTn(rid: number, tl: string, tt: string, tn: string): Promise<JournalRecord[]>;
+  get(rid: number, sq: number): Promise<JournalRecord | undefined>;
+  /** Records of a register from SQ `from` to `to` inclusive, in SQ order, read in pages. */
+  range(rid: number, from: number, to?: number): AsyncIterable<JournalRecord>;
+  count(rid?: number): Promise<number>;
+  getSetting(key: string): Promise<string | undefined>;
+  putSetting(key: string, value: string): Promise<void>;
+  close(): Promise<void>;
+}

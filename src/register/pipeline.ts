@@ -1,0 +1,224 @@
+/**
+ * registerTransaction: the one owner of the order of the seven steps
+ * (decode, normalize, validate, classify, fiscalize, journal, respond).
+ * Routes, the file interface and UDP only adapt their input and output to it.
+ */
+import { type Lang, FiscalError } from '../shared/errors.js';
+import { contentHash } from '../shared/canonical.js';
+import { type Doc, type Format, type Obj, decodeBody, responseFormat, str } from './codec/index.js';
+import type { ServiceContext } from './context.js';
+import { type BusinessCase, classify } from './esr/business-case.js';
+import { formatLocalDateTime, yearOf } from './esr/datetime.js';
+import { identityOf, normalizeTra } from './esr/normalize.js';
+import { checkRules, checkShape } from './esr/validate.js';
+import { moduleFor } from './fiscal/registry.js';
+import { chainHash } from './journal/chain.js';
+import type { JournalRecord, RecordType, RegisterState } from './journal/types.js';
+import { type Register } from './registers.js';
+import { rnOfQuery, rnOfTransaction } from './register-number.js';
+import { type Reply, answerOf, answerRoot, failureOf, failureReply, reply } from './respond.js';
+
+export type Mode = 'register' | 'restart';
+
+export interface RegisterRequest {
+  text: string;
+  contentType?: string | undefined;
+  accept?: string | undefined;
+  /** query parameters, names lower-cased */
+  query: Readonly<Record<string, string>>;
+  mode: Mode;
+}
+
+const ROOTS = ['Tra', 'TraS', 'Audit'];
+
+/** The next automatic TN of TL/TT in a year: one more than the last, 1 in a new year. */
+export function nextTn(state: RegisterState, tl: string, tt: string, year: number): string {
+  const c = state.tn[`${tl}/${tt}`];
+  return String(c && c.y >= year ? c.n + 1 : 1);
+}
+
+function noteTn(state: RegisterState, tl: string, tt: string, tn: string, year: number): void {
+  if (!/^\d{1,15}$/.test(tn)) return;
+  const key = `${tl}/${tt}`;
+  const n = Number(tn);
+  const c = state.tn[key];
+  if (!c || year > c.y) state.tn[key] = { y: year, n };
+  else if (year === c.y && n > c.n) c.n = n;
+}
+
+interface Prepared {
+  type: RecordType;
+  data: Obj;
+  index: Omit<JournalRecord, 'rid' | 'sq' | 'data' | 'hash' | 'sig' | 'type'>;
+  /** the TL/TT/TN key of a transaction with a TN, for duplicate detection while pending */
+  tnKey?: string;
+  /** update of the register's counters, applied in the synchronous section */
+  apply?: (state: RegisterState, sq: number) => void;
+}
+
+/**
+ * Appends one record to a register's chain: SQ, hash and signature are assigned synchronously
+ * (no await between reading the head and submitting), the commit is awaited.
+ */
+export async function appendRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string) => Obj): Promise<Obj> {
+  const state = reg.state;
+  const sq = state.sq + 1;
+  const prevHash = state.hash;
+  const counters = { fn: state.fn, tid: state.tid };
+  let data: Obj;
+  try {
+    const fis = fiscalize ? fiscalize(sq, prevHash) : undefined;
+    data = { _: prepared.type, SQ: String(sq), RN: state.rn, ...prepared.data };
+    if (fis) data.Fis = fis;
+  } catch (e) {
+    state.fn = counters.fn;
+    state.tid = counters.tid;
+    throw e;
+  }
+  const text = JSON.stringify(data);
+  const hash = chainHash(prevHash, text);
+  const sig = ctx.signer.sign(hash);
+  const record: JournalRecord = { ...prepared.index, rid: state.rid, sq, type: prepared.type, data: text, hash, sig };
+  if (data.Fis && typeof data.Fis === 'object' && !Array.isArray(data.Fis)) {
+    const fn = str(data.Fis, 'FN');
+    if (fn) record.fn = fn;
+  }
+  state.sq = sq;
+  state.hash = hash.toString('hex');
+  state.last[prepared.type] = sq;
+  prepared.apply?.(state, sq);
+  const committed = ctx.committer.submit(record);
+  reg.pending.set(sq, committed.catch(() => undefined));
+  if (prepared.tnKey) reg.pendingTn.set(prepared.tnKey, sq);
+  try {
+    await committed;
+  } catch {
+    throw new FiscalError('#JOURNAL');
+  } finally {
+    reg.pending.delete(sq);
+    if (prepared.tnKey && reg.pendingTn.get(prepared.tnKey) === sq) reg.pendingTn.delete(prepared.tnKey);
+  }
+  return data;
+}
+
+function remember(reg: Register, type: RecordType, data: Obj): ReturnType<typeof answerOf> {
+  const answer = answerOf(data);
+  reg.last.set(type, answer);
+  reg.last.set('any', answer);
+  return answer;
+}
+
+/** A transaction registered before with the same identity and content, or a refusal of a reused TN. */
+async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr: Obj, ch: Buffer, rh: Buffer, year: number): Promise<Obj | undefined> {
+  const { tl, tt } = identityOf(esr);
+  const tn = str(esr, 'TN');
+  const same = (r: JournalRecord): boolean => (mode === 'restart' ? r.rh?.equals(rh) : r.ch?.equals(ch)) === true;
+  if (tn) {
+    const key = `${tl}/${tt}/${tn}`;
+    const pendingSq = reg.pendingTn.get(key);
+    const candidates = await ctx.store.byTn(reg.state.rid, tl, tt, tn);
+    if (pendingSq !== undefined && !candidates.some((c) => c.sq === pendingSq)) {
+      const r = await ctx.registers.record(reg, pendingSq);
+      if (r) candidates.push(r);
+    }
+    for (const r of candidates) if (same(r)) return JSON.parse(r.data) as Obj;
+    const clash = candidates.find((r) => yearOf(r.d) === year);
+    if (clash) throw new FiscalError('#TN_USED', { id: key, sq: clash.sq });
+    return undefined;
+  }
+  if (mode === 'restart') {
+    const last = reg.state.lastTT[`${tl}/${tt}`];
+    if (last && last.rh === rh.toString('base64')) {
+      const r = await ctx.registers.record(reg, last.sq);
+      if (r) return JSON.parse(r.data) as Obj;
+    }
+  }
+  return undefined;
+}
+
+async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode): Promise<Obj> {
+  const type = doc.root as 'Tra' | 'TraS';
+  const esrIn = checkShape(type, doc.body);
+  const ch = contentHash(esrIn);
+  const rh = contentHash(esrIn, ['D', 'TN']);
+  const dIn = str(esrIn, 'D');
+  const year = dIn ? yearOf(dIn) : ctx.clock.now().getFullYear();
+  if (type === 'Tra') {
+    const original = await findDuplicate(ctx, reg, mode, esrIn, ch, rh, year);
+    if (original) return { ...original, '#duplicate': '1' };
+  }
+  // From here to the submit nothing awaits: the register's head cannot move under us.
+  const state = reg.state;
+  const module = moduleFor(state.cfg);
+  const now = ctx.clock.now();
+  const norm = normalizeTra(esrIn, { now, letters: module.letters, nextTn: (tl, tt, y) => nextTn(state, tl, tt, y) });
+  const esr = norm.esr;
+  const bc: BusinessCase = classify(esr);
+  checkRules(esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type === 'TraS' });
+  module.validate(esr, bc);
+  const tl = str(esr, 'TL') ?? '';
+  const tt = str(esr, 'TT') ?? '';
+  const tn = str(esr, 'TN') ?? '';
+  const d = str(esr, 'D') ?? formatLocalDateTime(now);
+  const data: Obj = { TS: formatLocalDateTime(now), BC: bc.kind };
+  if (bc.flags.length) data.BCF = bc.flags.join(' ');
+  data.ESR = esr;
+  if (norm.warnings.length) data.Warning = norm.warnings;
+  const index: Prepared['index'] = { d, tl, tt, tn, bc: bc.kind, ch, rh };
+  const t = str(esr, 'T');
+  if (t !== undefined) index.t = t;
+  const nfs = str(esr, 'NFS');
+  if (nfs !== undefined) index.nfs = nfs;
+  const prepared: Prepared = {
+    type,
+    data,
+    index,
+    tnKey: `${tl}/${tt}/${tn}`,
+    apply: (s, sq) => {
+      noteTn(s, tl, tt, tn, yearOf(d));
+      if (type === 'Tra') s.lastTT[`${tl}/${tt}`] = { sq, rh: rh.toString('base64') };
+    },
+  };
+  return appendRecord(ctx, reg, prepared, (sq, prevHash) =>
+    module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer }),
+  );
+}
+
+async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Promise<Obj> {
+  const now = ctx.clock.now();
+  const d = formatLocalDateTime(now);
+  return appendRecord(ctx, reg, { type: 'Audit', data: { TS: d, Audit: doc.body }, index: { d } });
+}
+
+/** POST /register and POST /restart: one request in, one reply out; never throws. */
+export async function registerTransaction(ctx: ServiceContext, req: RegisterRequest): Promise<Reply> {
+  let format: Format = responseFormat(req.accept, undefined);
+  let root = 'TraC';
+  let lang: Lang = ctx.registers.lang(ctx.registers.get('def'));
+  let respond200 = ctx.profiles.settings('def').respond200;
+  try {
+    const doc = decodeBody(req.text, req.contentType, 'Tra, TraS or Audit');
+    format = responseFormat(req.accept, doc.format);
+    root = answerRoot(doc.root);
+    if (!ROOTS.includes(doc.root)) throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: ROOTS.join(', ') });
+    const esrIn = doc.body.ESR;
+    const rn = doc.root === 'Audit' ? rnOfQuery(ctx, req.query) : rnOfTransaction(ctx, typeof esrIn === 'object' && !Array.isArray(esrIn) ? esrIn : undefined, req.query);
+    const reg = await ctx.registers.getOrCreate(rn);
+    lang = ctx.registers.lang(reg);
+    const settings = ctx.profiles.settings(rn);
+    respond200 = settings.respond200;
+    if (settings.testRc) {
+      const f = failureOf(new FiscalError('#TEST_RC'), lang);
+      return failureReply(format, root, settings.testRc === 'BAD' ? { ...f, rc: 'BAD', status: 400 } : f, respond200);
+    }
+    const data = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode);
+    if (data['#duplicate']) {
+      const { '#duplicate': _marker, ...original } = data;
+      const answer = answerOf(original, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${str(original, 'SQ') ?? ''}; not registered again`] });
+      return reply(format, answer);
+    }
+    return reply(format, remember(reg, doc.root as RecordType, data));
+  } catch (e) {
+    return failureReply(format, root, failureOf(e, lang), respond200);
+  }
+}

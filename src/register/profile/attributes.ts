@@ -1,0 +1,46 @@
+/**
+ * Profile attributes: a space separated list of `name`, `name=value` or `name="a b"`,
+ * names case-insensitive; a name without value means true. Parsed once into a typed object.
+ */
+export type AttributeMap = ReadonlyMap<string, string>;
+
+export function parseAttributes(text: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const re = /([^\s=]+)(?:=(?:"([^"]*)"|'([^']*)'|(\S*)))?/g;
+  for (const m of (text ?? '').matchAll(re)) {
+    const name = (m[1] as string).toLowerCase();
+    const value = m[2] ?? m[3] ?? m[4];
+    out.set(name, value === undefined ? 'true' : value);
+  }
+  return out;
+}
+
+export function formatAttributes(map: AttributeMap): string {
+  return [...map].map(([k, v]) => (v === 'true' ? k : /\s/.test(v) ? `${k}="${v}"` : `${k}=${v}`)).join(' ');
+}
+
+/** The attributes the register service acts on, typed. */
+export interface Settings {
+  normalizeDays: number;
+  respond200: boolean;
+  testRc?: 'BAD' | 'NO';
+  ioNosync: boolean;
+  raw: AttributeMap;
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && !['false', '0', 'no', 'off'].includes(v.toLowerCase());
+}
+
+export function settingsOf(raw: AttributeMap): Settings {
+  const nd = Number(raw.get('normalize_d'));
+  const testRc = raw.get('test_rc')?.toUpperCase();
+  const s: Settings = {
+    normalizeDays: Number.isFinite(nd) && nd > 0 ? nd : 7,
+    respond200: truthy(raw.get('httpserver_respond200')),
+    ioNosync: truthy(raw.get('io_nosync')),
+    raw,
+  };
+  if (testRc === 'BAD' || testRc === 'NO') s.testRc = testRc;
+  return s;
+}

@@ -1,0 +1,170 @@
+/**
+ * The profile of an instance and of its registers: Badge, TaxId, RN_TT, Password, Attributes.
+ * Stored in the journal store's settings (not in the journal). A register's own profile
+ * is laid over the instance profile (`def`).
+ */
+import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { FiscalError } from '../../shared/errors.js';
+import { type Obj, str } from '../codec/index.js';
+import type { JournalStore } from '../journal/types.js';
+import { type Settings, formatAttributes, parseAttributes, settingsOf } from './attributes.js';
+
+export interface Profile {
+  Badge?: string;
+  TaxId?: string;
+  RN_TT?: boolean;
+  /** scrypt$<salt>$<hash>, never the password itself */
+  PasswordHash?: string;
+  Attributes?: string;
+}
+
+const KNOWN = ['Badge', 'TaxId', 'RN_TT', 'Password', 'Attributes'];
+
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
+}
+
+export function checkPassword(stored: string | undefined, password: string): boolean {
+  if (!stored) return false;
+  const [, salt, hash] = stored.split('$');
+  if (!salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length);
+  return timingSafeEqual(expected, actual);
+}
+
+function parseBool(field: string, v: string): boolean {
+  const l = v.toLowerCase();
+  if (['true', '1'].includes(l)) return true;
+  if (['false', '0', ''].includes(l)) return false;
+  throw new FiscalError('#INVALID_TYPE', { field, expected: 'true or false', value: v });
+}
+
+export class Profiles {
+  private cache = new Map<string, Profile>();
+  private settingsCache = new Map<string, Settings>();
+
+  constructor(
+    private readonly store: JournalStore,
+    /** settings preset by environment variables, per RN: blocked for change */
+    private readonly env: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
+  ) {}
+
+  async load(rns: readonly string[]): Promise<void> {
+    for (const rn of new Set(['def', ...rns])) {
+      const text = await this.store.getSetting(`profile:${rn}`);
+      this.cache.set(rn, text ? (JSON.parse(text) as Profile) : {});
+    }
+    this.settingsCache.clear();
+  }
+
+  /** The stored profile of one RN, with environment settings applied. */
+  own(rn: string): Profile {
+    const p: Profile = { ...(this.cache.get(rn) ?? {}) };
+    const env = this.env.get(rn);
+    if (env) {
+      if (env.has('Badge')) p.Badge = env.get('Badge') as string;
+      if (env.has('TaxId')) p.TaxId = env.get('TaxId') as string;
+      if (env.has('RN_TT')) p.RN_TT = env.get('RN_TT') === 'true';
+      const attrs = parseAttributes(p.Attributes);
+      for (const [k, v] of env) if (!KNOWN.includes(k)) attrs.set(k.toLowerCase(), v);
+      if (attrs.size) p.Attributes = formatAttributes(attrs);
+    }
+    return p;
+  }
+
+  /** Instance-wide fields come from `def`; a register's own fields and attributes win over them. */
+  effective(rn: string): Profile {
+    const def = this.own('def');
+    if (rn === 'def') return def;
+    const own = this.own(rn);
+    const attrs = parseAttributes(def.Attributes);
+    for (const [k, v] of parseAttributes(own.Attributes)) attrs.set(k, v);
+    return { ...def, ...own, RN_TT: def.RN_TT ?? false, Attributes: formatAttributes(attrs) };
+  }
+
+  settings(rn: string): Settings {
+    let s = this.settingsCache.get(rn);
+    if (!s) {
+      s = settingsOf(parseAttributes(this.effective(rn).Attributes));
+      this.settingsCache.set(rn, s);
+    }
+    return s;
+  }
+
+  multiPos(): boolean {
+    return this.own('def').RN_TT === true;
+  }
+
+  /** Applies a profile update from POST /profile; refuses fields blocked by environment settings. */
+  async update(rn: string, body: Obj): Promise<Profile> {
+    const current: Profile = { ...(this.cache.get(rn) ?? {}) };
+    const env = this.env.get(rn);
+    for (const field of KNOWN) {
+      const v = body[field];
+      if (v === undefined) continue;
+      if (typeof v !== 'string') throw new FiscalError('#INVALID_TYPE', { field, expected: 'text', value: '{...}' });
+      if (env?.has(field)) throw new FiscalError('#BLOCKED', { field, rn });
+      switch (field) {
+        case 'Badge': current.Badge = v; break;
+        case 'TaxId': current.TaxId = v; break;
+        case 'RN_TT': current.RN_TT = parseBool(field, v); break;
+        case 'Password':
+          if (v === '') delete current.PasswordHash;
+          else current.PasswordHash = hashPassword(v);
+          break;
+        case 'Attributes': {
+          const attrs = parseAttributes(v);
+          for (const name of attrs.keys()) {
+            const blocked = env && [...env.keys()].find((k) => k.toLowerCase() === name);
+            if (blocked) throw new FiscalError('#BLOCKED', { field: blocked, rn });
+          }
+          const nd = attrs.get('normalize_d');
+          if (nd !== undefined && !/^\d+$/.test(nd)) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.Normalize_D', expected: 'a whole number of days', value: nd });
+          const rc = attrs.get('test_rc');
+          if (rc !== undefined && !['BAD', 'NO', 'OK'].includes(rc.toUpperCase())) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.TEST_RC', expected: 'BAD or NO', value: rc });
+          current.Attributes = v;
+          break;
+        }
+      }
+    }
+    if (!current.Badge && str(body, 'Badge') === undefined && !this.own(rn).Badge) {
+      throw new FiscalError('#MISSING_FIELD', { field: 'Badge' });
+    }
+    await this.store.putSetting(`profile:${rn}`, JSON.stringify(current));
+    this.cache.set(rn, current);
+    this.settingsCache.clear();
+    return this.own(rn);
+  }
+
+  /** The profile as GET /profile shows it: the password never leaves the service. */
+  view(rn: string): Obj {
+    const p = this.own(rn);
+    const out: Obj = {};
+    if (p.Badge !== undefined) out.Badge = p.Badge;
+    if (p.TaxId !== undefined) out.TaxId = p.TaxId;
+    out.RN_TT = p.RN_TT ? 'true' : 'false';
+    out.PasswordSet = p.PasswordHash ? 'true' : 'false';
+    out.Attributes = p.Attributes ?? '';
+    const env = this.env.get(rn);
+    if (env && env.size) out.Blocked = [...env.keys()].join(' ');
+    return out;
+  }
+}
+
+/** Settings preset by `SVC_EFR_PROFILE_CFG__DOT__{RN}__DOT__{setting}`; malformed names are ignored. */
+export function envSettings(env: NodeJS.ProcessEnv): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  const re = /^SVC_EFR_PROFILE_CFG__DOT__(.+?)__DOT__([A-Za-z][A-Za-z0-9_]*)$/;
+  for (const [name, value] of Object.entries(env)) {
+    const m = re.exec(name);
+    if (!m || value === undefined) continue;
+    const rn = (m[1] as string).replace(/__DOLLAR__/g, '$');
+    if (!rn || rn.includes('__DOT__')) continue;
+    const map = out.get(rn) ?? new Map<string, string>();
+    map.set(m[2] as string, value);
+    out.set(rn, map);
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+/**
+ * Which register a request is for. Single POS: `rn` (default `def`). Multi POS (profile RN_TT):
+ * TL and TT select the register `TaxId$TL_TT`; Multi Company: the TaxId comes with every request.
+ */
+import { FiscalError } from '../shared/errors.js';
+import { type Obj, str } from './codec/index.js';
+import type { ServiceContext } from './context.js';
+import { identityOf } from './esr/normalize.js';
+
+export function registerNumber(taxId: string, tl: string, tt: string): string {
+  return `${taxId}$${tl}_${tt}`;
+}
+
+/** From a transaction's ESR (POST /register, /restart). */
+export function rnOfTransaction(ctx: ServiceContext, esr: Obj | undefined, query: Readonly<Record<string, string>>): string {
+  if (!ctx.profiles.multiPos()) return (esr && str(esr, 'RN')) || query.rn || 'def';
+  const rawTt = esr ? str(esr, 'TT') : undefined;
+  const rawTl = esr ? str(esr, 'TL') : undefined;
+  if (!rawTl && !(rawTt ?? '').includes('/')) throw new FiscalError('#REGISTER_REQUIRED', { field: 'ESR.TL' });
+  if (!rawTt) throw new FiscalError('#REGISTER_REQUIRED', { field: 'ESR.TT' });
+  const { tl, tt } = identityOf(esr ?? {});
+  const taxId = (esr && str(esr, 'TaxId')) || query.taxid || ctx.profiles.own('def').TaxId;
+  if (!taxId) throw new FiscalError('#REGISTER_REQUIRED', { field: 'ESR.TaxId' });
+  return registerNumber(taxId, tl, tt);
+}
+
+/** From the query of the other routes: `rn`, or TaxId/TL/TT. */
+export function rnOfQuery(ctx: ServiceContext, query: Readonly<Record<string, string>>): string {
+  if (query.rn) return query.rn;
+  if (query.tl && query.tt) {
+    const taxId = query.taxid || ctx.profiles.own('def').TaxId || '';
+    return registerNumber(taxId, query.tl, query.tt);
+  }
+  if (ctx.profiles.multiPos()) throw new FiscalError('#REGISTER_REQUIRED', { field: 'rn (or TaxId, TL and TT)' });
+  return 'def';
+}

@@ -1,0 +1,109 @@
+/**
+ * The registers an instance serves, with their in-memory state (the head of each chain and
+ * its counters), the cache of last responses for GET /last, and the records still being committed.
+ */
+import { type Lang, asLang } from '../shared/errors.js';
+import { type Obj, obj, str } from './codec/index.js';
+import { GENESIS } from './journal/chain.js';
+import type { JournalRecord, JournalStore, RecordType, RegisterState } from './journal/types.js';
+
+export interface CachedResponse {
+  root: string;
+  body: Obj;
+}
+
+export interface Register {
+  state: RegisterState;
+  /** last answered response per record type, and under 'any' the very last */
+  last: Map<RecordType | 'any', CachedResponse>;
+  /** records submitted but not yet committed, by SQ */
+  pending: Map<number, Promise<void>>;
+  /** TL/TT/TN of pending transactions, to their SQ */
+  pendingTn: Map<string, number>;
+}
+
+export function initialState(rn: string): Omit<RegisterState, 'rid'> {
+  return { rn, sq: 0, hash: GENESIS, fn: 0, tid: 0, tn: {}, lastTT: {}, last: {}, cfg: {} };
+}
+
+export class Registers {
+  private readonly byRn = new Map<string, Register>();
+  private readonly byRid = new Map<number, Register>();
+  private readonly creating = new Map<string, Promise<Register>>();
+
+  constructor(private readonly store: JournalStore) {}
+
+  async load(): Promise<void> {
+    for (const state of await this.store.loadRegisters()) this.add(state);
+  }
+
+  private add(state: RegisterState): Register {
+    const reg: Register = { state, last: new Map(), pending: new Map(), pendingTn: new Map() };
+    this.byRn.set(state.rn, reg);
+    this.byRid.set(state.rid, reg);
+    return reg;
+  }
+
+  get(rn: string): Register | undefined {
+    return this.byRn.get(rn);
+  }
+
+  byId(rid: number): Register | undefined {
+    return this.byRid.get(rid);
+  }
+
+  list(): Register[] {
+    return [...this.byRn.values()];
+  }
+
+  async getOrCreate(rn: string): Promise<Register> {
+    const existing = this.byRn.get(rn);
+    if (existing) return existing;
+    let p = this.creating.get(rn);
+    if (!p) {
+      p = (async () => {
+        const init = initialState(rn);
+        const rid = await this.store.createRegister(rn, init);
+        return this.add({ ...init, rid });
+      })();
+      this.creating.set(rn, p);
+      p.finally(() => this.creating.delete(rn)).catch(() => undefined);
+    }
+    return p;
+  }
+
+  /** After a failed commit: the memory state is ahead of the store, so read it back. */
+  async reload(rids: ReadonlySet<number>): Promise<void> {
+    const states = await this.store.loadRegisters();
+    for (const s of states) {
+      if (!rids.has(s.rid)) continue;
+      const reg = this.byRid.get(s.rid);
+      if (reg) {
+        reg.state = s;
+        reg.last.clear();
+      }
+    }
+  }
+
+  stateJson(rid: number): string {
+    const reg = this.byRid.get(rid);
+    if (!reg) throw new Error(`unknown register id ${rid}`);
+    const { rid: _rid, ...rest } = reg.state;
+    return JSON.stringify(rest);
+  }
+
+  /** A committed or pending record of this register. */
+  async record(reg: Register, sq: number): Promise<JournalRecord | undefined> {
+    const pending = reg.pending.get(sq);
+    if (pending) await pending;
+    return this.store.get(reg.state.rid, sq);
+  }
+
+  /** The operator language of a register, from Cfg.Trm.Lang (else the instance's, else en). */
+  lang(reg: Register | undefined): Lang {
+    const own = reg ? str(obj(reg.state.cfg, 'Trm') ?? {}, 'Lang') : undefined;
+    if (own) return asLang(own);
+    const def = this.byRn.get('def');
+    return asLang(def ? str(obj(def.state.cfg, 'Trm') ?? {}, 'Lang') : undefined);
+  }
+}

@@ -1,0 +1,107 @@
+/** GET/POST /cfg, GET/POST /profile, GET /state. */
+import type { FastifyInstance } from 'fastify';
+import { FiscalError } from '../../shared/errors.js';
+import { type Obj, bodyFormat, decodeBody } from '../codec/index.js';
+import { saveCfg } from '../cfg.js';
+import type { ServiceContext } from '../context.js';
+import { answerOf } from '../respond.js';
+import { registerNumber, rnOfQuery } from '../register-number.js';
+import { STATE_BOOLEANS, STATE_NUMBERS, stateRecord } from '../state-record.js';
+import { obj, str } from '../codec/index.js';
+import { formatOf, guarded, queryOf, sendDoc, sendJson } from './http.js';
+
+function typedState(record: Obj): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) {
+    if (STATE_NUMBERS.has(k) && typeof v === 'string') out[k] = Number(v);
+    else if (STATE_BOOLEANS.has(k) && typeof v === 'string') out[k] = v === 'true';
+    else out[k] = v;
+  }
+  return out;
+}
+
+export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get('/cfg', async (req, res) =>
+    guarded(ctx, req, res, 'Cfg', async () => {
+      const rn = rnOfQuery(ctx, queryOf(req));
+      const reg = ctx.registers.get(rn);
+      return sendDoc(res, formatOf(req), 'Cfg', reg ? reg.state.cfg : {});
+    }),
+  );
+
+  app.post('/cfg', async (req, res) =>
+    guarded(ctx, req, res, 'CfgC', async () => {
+      const doc = decodeBody(typeof req.body === 'string' ? req.body : '', req.headers['content-type'], 'Cfg');
+      if (doc.root !== 'Cfg') throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: 'Cfg' });
+      const q = queryOf(req);
+      let rn: string;
+      if (!q.rn && !q.tt && ctx.profiles.multiPos()) {
+        // Multi POS: the register follows from the base data itself
+        const tl = str(obj(doc.body, 'Loc') ?? {}, 'TL');
+        const tt = str(obj(doc.body, 'Trm') ?? {}, 'TT');
+        const taxId = str(obj(doc.body, 'Cmp') ?? {}, 'TaxId') ?? q.taxid ?? ctx.profiles.own('def').TaxId;
+        if (!tl || !tt || !taxId) throw new FiscalError('#REGISTER_REQUIRED', { field: 'rn (or Cfg.Cmp.TaxId, Cfg.Loc.TL and Cfg.Trm.TT)' });
+        rn = registerNumber(taxId, tl, tt);
+      } else {
+        rn = rnOfQuery(ctx, q);
+      }
+      const reg = await ctx.registers.getOrCreate(rn);
+      const outcome = await saveCfg(ctx, reg, doc.body);
+      const body: Obj = { SQ: String(outcome.sq), Result: outcome.warnings.length ? { RC: 'OK', Warning: outcome.warnings } : { RC: 'OK' } };
+      if (outcome.changed) {
+        const cached = answerOf({ _: 'Cfg', SQ: String(outcome.sq) });
+        reg.last.set('Cfg', cached);
+        reg.last.set('any', cached);
+      }
+      return sendDoc(res, formatOf(req), 'CfgC', body);
+    }),
+  );
+
+  app.get('/profile', async (req, res) =>
+    guarded(ctx, req, res, 'Profile', async () => {
+      const rn = queryOf(req).rn ?? 'def';
+      return sendDoc(res, formatOf(req), 'Profile', ctx.profiles.view(rn));
+    }),
+  );
+
+  app.post('/profile', async (req, res) =>
+    guarded(ctx, req, res, 'ProfileC', async () => {
+      const body = decodeProfile(typeof req.body === 'string' ? req.body : '', req.headers['content-type']);
+      const rn = queryOf(req).rn ?? 'def';
+      await ctx.profiles.update(rn, body);
+      return sendDoc(res, formatOf(req), 'ProfileC', { Result: { RC: 'OK' }, Profile: ctx.profiles.view(rn) });
+    }),
+  );
+
+  app.get('/state', async (req, res) =>
+    guarded(ctx, req, res, 'State', async () => {
+      const record = stateRecord(ctx);
+      return sendJson(res, req, 'State', typedState(record), record);
+    }),
+  );
+}
+
+/** The profile body: flat JSON `{"Badge": ..., "RN_TT": true}` (or under "Profile"), or XML `<Profile Badge="..."/>`. */
+function decodeProfile(text: string, contentTypeHeader: string | undefined): Obj {
+  if (bodyFormat(contentTypeHeader, text) === 'xml') return decodeBody(text, contentTypeHeader, 'Profile').body;
+  if (text.trim() === '') throw new FiscalError('#EMPTY_BODY', { expected: 'a profile {"Badge": ...}' });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new FiscalError('#MALFORMED', { format: 'JSON', detail: e instanceof Error ? e.message : String(e) });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new FiscalError('#MALFORMED', { format: 'JSON', detail: 'expected an object such as {"Badge": "..."}' });
+  }
+  let fields = parsed as Record<string, unknown>;
+  const inner = fields.Profile;
+  if (Object.keys(fields).length === 1 && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) fields = inner as Record<string, unknown>;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === null || v === undefined) continue;
+    if (typeof v === 'object') throw new FiscalError('#INVALID_TYPE', { field: k, expected: 'text', value: JSON.stringify(v) });
+    out[k] = typeof v === 'boolean' ? (v ? 'true' : 'false') : String(v);
+  }
+  return out;
+}

@@ -1,0 +1,49 @@
+/** POST /register, POST /restart, GET /last. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { FiscalError } from '../../shared/errors.js';
+import type { ServiceContext } from '../context.js';
+import type { RecordType } from '../journal/types.js';
+import { RECORD_TYPES } from '../journal/types.js';
+import { type Mode, registerTransaction } from '../pipeline.js';
+import { rnOfQuery } from '../register-number.js';
+import { type Obj } from '../codec/index.js';
+import { answerOf, reply } from '../respond.js';
+import { formatOf, guarded, queryOf, send } from './http.js';
+
+export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const handler = (mode: Mode) => async (req: FastifyRequest) =>
+    registerTransaction(ctx, {
+      text: typeof req.body === 'string' ? req.body : '',
+      contentType: req.headers['content-type'],
+      accept: req.headers.accept,
+      query: queryOf(req),
+      mode,
+    });
+
+  app.post('/register', async (req, res) => send(res, await handler('register')(req)));
+  app.post('/restart', async (req, res) => send(res, await handler('restart')(req)));
+
+  app.get('/last', async (req, res) =>
+    guarded(ctx, req, res, 'TraC', async () => {
+      const q = queryOf(req);
+      const rn = rnOfQuery(ctx, q);
+      const reg = ctx.registers.get(rn);
+      if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
+      const filter = q._;
+      if (filter !== undefined && !(RECORD_TYPES as readonly string[]).includes(filter)) {
+        throw new FiscalError('#INVALID_TYPE', { field: '_', expected: `one of ${RECORD_TYPES.join(', ')}`, value: filter });
+      }
+      const key: RecordType | 'any' = (filter as RecordType | undefined) ?? 'any';
+      let answer = reg.last.get(key);
+      if (!answer) {
+        // not answered since the start: read the last such record once
+        const sq = key === 'any' ? reg.state.sq : reg.state.last[key];
+        const record = sq ? await ctx.registers.record(reg, sq) : undefined;
+        if (!record) throw new FiscalError('#NOT_FOUND', { value: `last ${filter ?? 'record'} of ${rn}` });
+        answer = answerOf(JSON.parse(record.data) as Obj);
+        reg.last.set(key, answer);
+      }
+      return send(res, reply(formatOf(req), answer));
+    }),
+  );
+}

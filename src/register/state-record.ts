@@ -1,0 +1,64 @@
+/** The state record of GET /state. */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Obj } from './codec/index.js';
+import { obj, str } from './codec/index.js';
+import type { ServiceContext } from './context.js';
+import { formatWithOffset } from './esr/datetime.js';
+import { countryOf } from './fiscal/registry.js';
+
+/** Bytes under a folder (the data folder is small in file count: journal, keys, logs). */
+export function folderBytes(dir: string, depth = 0): number {
+  let total = 0;
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    try {
+      if (e.isDirectory()) total += depth < 8 ? folderBytes(p, depth + 1) : 0;
+      else if (e.isFile()) total += statSync(p).size;
+    } catch {
+      // a file removed while we count
+    }
+  }
+  return total;
+}
+
+export function stateRecord(ctx: ServiceContext): Obj {
+  const registers = ctx.registers.list();
+  const countries = [...new Set(registers.map((r) => countryOf(r.state.cfg)).filter(Boolean))];
+  const def = ctx.registers.get('def') ?? registers[0];
+  const company = def ? str(obj(def.state.cfg, 'Cmp') ?? {}, 'Nam') ?? '' : '';
+  const quota = Number(ctx.profiles.settings('def').raw.get('diskquota') ?? '1024');
+  const env: Obj = {};
+  for (const [rn, settings] of ctx.envSettings) env[rn] = Object.fromEntries(settings);
+  return {
+    pid: String(process.pid),
+    arch: process.arch,
+    uptime: ((Date.now() - ctx.startedAt) / 1000).toFixed(3),
+    name: 'efr',
+    version: ctx.version,
+    manifest: `efr ${ctx.version}; node ${process.version}; journal sqlite; key ${ctx.signer.keyId}`,
+    Country: countries.join(' '),
+    Online: 'false',
+    Recorder: 'inactive',
+    RN: registers.map((r) => r.state.rn).join(' '),
+    RecSent: '0',
+    RecQueued: '0',
+    RetryQueued: '0',
+    TimeOffset: '0',
+    D: formatWithOffset(ctx.clock.now()),
+    DiskUsage: (folderBytes(ctx.dataDir) / 1_048_576).toFixed(3),
+    DiskQuota: String(Number.isFinite(quota) ? quota : 1024),
+    Company: company,
+    EnvSettings: env,
+  };
+}
+
+/** Typed JSON of the state record: numbers and booleans as JSON numbers and booleans. */
+export const STATE_NUMBERS = new Set(['pid', 'uptime', 'RecSent', 'RecQueued', 'RetryQueued', 'TimeOffset', 'DiskUsage', 'DiskQuota']);
+export const STATE_BOOLEANS = new Set(['Online']);

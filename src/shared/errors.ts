@@ -1,0 +1,311 @@
+/**
+ * The stable list of error codes the service answers with, each with its result code,
+ * HTTP status and a message in en, de, fr and nl. `{field}`-style placeholders are filled in.
+ */
+export type RC = 'OK' | 'BAD' | 'NO';
+export type Lang = 'en' | 'de' | 'fr' | 'nl';
+export const LANGS: readonly Lang[] = ['en', 'de', 'fr', 'nl'];
+
+interface ErrorDef {
+  rc: RC;
+  status: number;
+  msg: Record<Lang, string>;
+}
+
+const defs = {
+  '#DUPLICATE': {
+    rc: 'OK', status: 200,
+    msg: {
+      en: 'Transaction {id} was already registered; the original response is returned',
+      de: 'Transaktion {id} wurde bereits registriert; die ursprüngliche Antwort wird geliefert',
+      fr: 'La transaction {id} est déjà enregistrée ; la réponse d\'origine est renvoyée',
+      nl: 'Transactie {id} is al geregistreerd; het oorspronkelijke antwoord wordt teruggegeven',
+    },
+  },
+  '#MALFORMED': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The request body is not valid {format}: {detail}',
+      de: 'Der Inhalt der Anfrage ist kein gültiges {format}: {detail}',
+      fr: 'Le corps de la requête n\'est pas du {format} valide : {detail}',
+      nl: 'De inhoud van het verzoek is geen geldige {format}: {detail}',
+    },
+  },
+  '#XML_FORBIDDEN': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'XML with a DOCTYPE or entity declaration is refused',
+      de: 'XML mit DOCTYPE- oder ENTITY-Deklaration wird abgelehnt',
+      fr: 'Le XML contenant une déclaration DOCTYPE ou ENTITY est refusé',
+      nl: 'XML met een DOCTYPE- of ENTITY-declaratie wordt geweigerd',
+    },
+  },
+  '#EMPTY_BODY': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The request has no body; expected {expected}',
+      de: 'Die Anfrage hat keinen Inhalt; erwartet wird {expected}',
+      fr: 'La requête n\'a pas de contenu ; attendu : {expected}',
+      nl: 'Het verzoek heeft geen inhoud; verwacht: {expected}',
+    },
+  },
+  '#UNKNOWN_ROOT': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Unknown root element {field}; expected {expected}',
+      de: 'Unbekanntes Wurzelelement {field}; erwartet wird {expected}',
+      fr: 'Élément racine inconnu {field} ; attendu : {expected}',
+      nl: 'Onbekend hoofdelement {field}; verwacht: {expected}',
+    },
+  },
+  '#MISSING_FIELD': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field} is required',
+      de: '{field} ist ein Pflichtfeld',
+      fr: '{field} est obligatoire',
+      nl: '{field} is verplicht',
+    },
+  },
+  '#INVALID_TYPE': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field} must be {expected}, got "{value}"',
+      de: '{field} muss {expected} sein, erhalten: "{value}"',
+      fr: '{field} doit être {expected}, reçu : « {value} »',
+      nl: '{field} moet {expected} zijn, ontvangen: "{value}"',
+    },
+  },
+  '#INVALID_AMOUNT': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field} must be a decimal amount with a point (e.g. 12.50), got "{value}"',
+      de: '{field} muss ein Dezimalbetrag mit Punkt sein (z. B. 12.50), erhalten: "{value}"',
+      fr: '{field} doit être un montant décimal avec un point (p. ex. 12.50), reçu : « {value} »',
+      nl: '{field} moet een decimaal bedrag met een punt zijn (bv. 12.50), ontvangen: "{value}"',
+    },
+  },
+  '#INVALID_DATE': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field} must be a date-time YYYY-MM-DDThh:mm:ss, got "{value}"',
+      de: '{field} muss ein Zeitpunkt im Format YYYY-MM-DDThh:mm:ss sein, erhalten: "{value}"',
+      fr: '{field} doit être une date-heure AAAA-MM-JJThh:mm:ss, reçu : « {value} »',
+      nl: '{field} moet een datum-tijd JJJJ-MM-DDThh:mm:ss zijn, ontvangen: "{value}"',
+    },
+  },
+  '#POS_SUM': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Sum of the position amounts (PosA) {actual} does not equal ESR.T {expected}',
+      de: 'Summe der Positionsbeträge (PosA) {actual} ist ungleich ESR.T {expected}',
+      fr: 'La somme des montants des positions (PosA) {actual} n\'est pas égale à ESR.T {expected}',
+      nl: 'Som van de positiebedragen (PosA) {actual} is niet gelijk aan ESR.T {expected}',
+    },
+  },
+  '#PAY_SUM': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Sum of the payment amounts (PayA) {actual} does not equal the total ESR.T {expected}',
+      de: 'Summe der Zahlungsbeträge (PayA) {actual} ist ungleich der Summe ESR.T {expected}',
+      fr: 'La somme des paiements (PayA) {actual} n\'est pas égale au total ESR.T {expected}',
+      nl: 'Som van de betalingen (PayA) {actual} is niet gelijk aan het totaal ESR.T {expected}',
+    },
+  },
+  '#TAX_SUM': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Sum of the tax amounts (TaxA Amt) {actual} does not equal the total ESR.T {expected}',
+      de: 'Summe der Steuerbeträge (TaxA Amt) {actual} ist ungleich der Summe ESR.T {expected}',
+      fr: 'La somme des montants de taxe (TaxA Amt) {actual} n\'est pas égale au total ESR.T {expected}',
+      nl: 'Som van de belastingbedragen (TaxA Amt) {actual} is niet gelijk aan het totaal ESR.T {expected}',
+    },
+  },
+  '#TAX_NET': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field}: Net {net} + TAmt {tamt} does not equal Amt {amt}',
+      de: '{field}: Net {net} + TAmt {tamt} ist ungleich Amt {amt}',
+      fr: '{field} : Net {net} + TAmt {tamt} n\'est pas égal à Amt {amt}',
+      nl: '{field}: Net {net} + TAmt {tamt} is niet gelijk aan Amt {amt}',
+    },
+  },
+  '#TAX_GROUP': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field} "{value}" is neither a configured tax group letter, a percentage nor a TaxA/Tax TaxG',
+      de: '{field} "{value}" ist weder ein konfigurierter Steuergruppen-Buchstabe, ein Prozentsatz noch eine TaxA/Tax TaxG',
+      fr: '{field} « {value} » n\'est ni une lettre de groupe de taxe configurée, ni un pourcentage, ni un TaxG de TaxA/Tax',
+      nl: '{field} "{value}" is geen geconfigureerde btw-groepletter, percentage of TaxA/Tax TaxG',
+    },
+  },
+  '#TAX_POS_SUM': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Tax group {group}: modified position amounts {actual} do not equal the tax element Amt {expected} ({field})',
+      de: 'Steuergruppe {group}: Summe der geänderten Positionsbeträge {actual} ist ungleich Amt des Steuerelements {expected} ({field})',
+      fr: 'Groupe de taxe {group} : les montants modifiés des positions {actual} ne sont pas égaux au montant Amt de l\'élément de taxe {expected} ({field})',
+      nl: 'Btw-groep {group}: gewijzigde positiebedragen {actual} zijn niet gelijk aan Amt van het belastingelement {expected} ({field})',
+    },
+  },
+  '#MOD_TARGET': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field} "{value}" does not name a position of this transaction',
+      de: '{field} "{value}" bezeichnet keine Position dieser Transaktion',
+      fr: '{field} « {value} » ne désigne aucune position de cette transaction',
+      nl: '{field} "{value}" verwijst niet naar een positie van deze transactie',
+    },
+  },
+  '#DATE_RANGE': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'ESR.D {value} is more than {days} days away from the current date {now} (Normalize_D)',
+      de: 'ESR.D {value} liegt mehr als {days} Tage vom aktuellen Datum {now} entfernt (Normalize_D)',
+      fr: 'ESR.D {value} est à plus de {days} jours de la date actuelle {now} (Normalize_D)',
+      nl: 'ESR.D {value} ligt meer dan {days} dagen van de huidige datum {now} (Normalize_D)',
+    },
+  },
+  '#TN_USED': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Transaction number {id} was already registered this year with different content (SQ {sq})',
+      de: 'Transaktionsnummer {id} wurde dieses Jahr bereits mit anderem Inhalt registriert (SQ {sq})',
+      fr: 'Le numéro de transaction {id} a déjà été enregistré cette année avec un autre contenu (SQ {sq})',
+      nl: 'Transactienummer {id} is dit jaar al met andere inhoud geregistreerd (SQ {sq})',
+    },
+  },
+  '#FN_GIVEN': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'ESR.FN is allocated by the service and cannot be sent by the POS',
+      de: 'ESR.FN wird vom Dienst vergeben und kann nicht von der Kasse gesendet werden',
+      fr: 'ESR.FN est attribué par le service et ne peut pas être envoyé par la caisse',
+      nl: 'ESR.FN wordt door de dienst toegekend en kan niet door de kassa worden verzonden',
+    },
+  },
+  '#REGISTER_REQUIRED': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field} is required in every request of this instance (profile RN_TT is true)',
+      de: '{field} ist in jeder Anfrage an diese Instanz erforderlich (Profil RN_TT ist true)',
+      fr: '{field} est obligatoire dans chaque requête de cette instance (profil RN_TT à true)',
+      nl: '{field} is verplicht in elk verzoek aan deze instantie (profiel RN_TT is true)',
+    },
+  },
+  '#UNKNOWN_REGISTER': {
+    rc: 'BAD', status: 404,
+    msg: {
+      en: 'Register {value} is not known to this instance',
+      de: 'Die Kasse {value} ist dieser Instanz nicht bekannt',
+      fr: 'La caisse {value} n\'est pas connue de cette instance',
+      nl: 'Kassa {value} is niet bekend bij deze instantie',
+    },
+  },
+  '#INVALID_VALUE': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field}: {detail}',
+      de: '{field}: {detail}',
+      fr: '{field} : {detail}',
+      nl: '{field}: {detail}',
+    },
+  },
+  '#BLOCKED': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Setting of {field} for {rn} is blocked',
+      de: 'Setting of {field} for {rn} is blocked',
+      fr: 'Setting of {field} for {rn} is blocked',
+      nl: 'Setting of {field} for {rn} is blocked',
+    },
+  },
+  '#TEST_RC': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'Result forced by the profile attribute TEST_RC',
+      de: 'Ergebnis durch das Profilattribut TEST_RC erzwungen',
+      fr: 'Résultat forcé par l\'attribut de profil TEST_RC',
+      nl: 'Resultaat afgedwongen door het profielattribuut TEST_RC',
+    },
+  },
+  '#JOURNAL': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The journal could not be written; the transaction is not registered, please retry',
+      de: 'Das Journal konnte nicht geschrieben werden; die Transaktion ist nicht registriert, bitte wiederholen',
+      fr: 'Le journal n\'a pas pu être écrit ; la transaction n\'est pas enregistrée, veuillez réessayer',
+      nl: 'Het journaal kon niet worden geschreven; de transactie is niet geregistreerd, probeer opnieuw',
+    },
+  },
+  '#NOT_FOUND': {
+    rc: 'BAD', status: 404,
+    msg: {
+      en: 'Not found: {value}',
+      de: 'Nicht gefunden: {value}',
+      fr: 'Introuvable : {value}',
+      nl: 'Niet gevonden: {value}',
+    },
+  },
+  '#TOO_LARGE': {
+    rc: 'BAD', status: 413,
+    msg: {
+      en: 'The request body is larger than {value} bytes',
+      de: 'Der Inhalt der Anfrage ist größer als {value} Bytes',
+      fr: 'Le corps de la requête dépasse {value} octets',
+      nl: 'De inhoud van het verzoek is groter dan {value} bytes',
+    },
+  },
+  '#INTERNAL': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The request could not be processed now; nothing was registered, please retry',
+      de: 'Die Anfrage konnte jetzt nicht verarbeitet werden; nichts wurde registriert, bitte wiederholen',
+      fr: 'La requête n\'a pas pu être traitée ; rien n\'a été enregistré, veuillez réessayer',
+      nl: 'Het verzoek kon nu niet worden verwerkt; er is niets geregistreerd, probeer opnieuw',
+    },
+  },
+} satisfies Record<string, ErrorDef>;
+
+export type ErrorCode = keyof typeof defs;
+export type ErrorParams = Record<string, string | number>;
+
+export function errorDef(code: ErrorCode): ErrorDef {
+  return defs[code];
+}
+
+export function message(code: ErrorCode, lang: Lang, params: ErrorParams = {}): string {
+  const template = defs[code].msg[lang] ?? defs[code].msg.en;
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
+    const v = params[key];
+    return v === undefined ? whole : String(v);
+  });
+}
+
+export function asLang(value: string | undefined): Lang {
+  const l = (value ?? '').toLowerCase().slice(0, 2);
+  return (LANGS as readonly string[]).includes(l) ? (l as Lang) : 'en';
+}
+
+/** A refusal that the pipeline turns into RC BAD/NO with a localized message. */
+export class FiscalError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly params: ErrorParams = {},
+  ) {
+    super(message(code, 'en', params));
+    this.name = 'FiscalError';
+  }
+
+  get rc(): RC {
+    return defs[this.code].rc;
+  }
+
+  get status(): number {
+    return defs[this.code].status;
+  }
+
+  localized(lang: Lang): string {
+    return message(this.code, lang, this.params);
+  }
+}

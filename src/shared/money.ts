@@ -1,0 +1,165 @@
+/**
+ * Exact decimal arithmetic for money, quantities and percentages.
+ * A Dec is an integer mantissa with a decimal scale: 1.50 is {v: 150n, s: 2}.
+ * JavaScript numbers are never used for amounts.
+ */
+export interface Dec {
+  readonly v: bigint;
+  readonly s: number;
+}
+
+const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
+const DECIMAL_LEADING_POINT = /^([+-]?)()\.(\d+)$/;
+
+/** Parses "1.50", "-3", ".5", "+2.0"; returns undefined for anything else (no exponents, no commas). */
+export function parseDec(text: string): Dec | undefined {
+  const m = DECIMAL.exec(text) ?? DECIMAL_LEADING_POINT.exec(text);
+  if (!m) return undefined;
+  const frac = m[3] ?? '';
+  if (frac.length > 12 || (m[2] ?? '').length > 18) return undefined;
+  const digits = BigInt((m[2] || '0') + frac);
+  return { v: m[1] === '-' ? -digits : digits, s: frac.length };
+}
+
+export function dec(text: string): Dec {
+  const d = parseDec(text);
+  if (!d) throw new Error(`not a decimal: ${text}`);
+  return d;
+}
+
+export const ZERO: Dec = { v: 0n, s: 0 };
+
+function pow10(n: number): bigint {
+  return 10n ** BigInt(n);
+}
+
+export function rescale(a: Dec, s: number): Dec {
+  if (s === a.s) return a;
+  if (s > a.s) return { v: a.v * pow10(s - a.s), s };
+  return round(a, s);
+}
+
+/** Rounds half away from zero (commercial rounding) to s decimals. */
+export function round(a: Dec, s: number): Dec {
+  if (s >= a.s) return rescale(a, s);
+  const f = pow10(a.s - s);
+  const neg = a.v < 0n;
+  const abs = neg ? -a.v : a.v;
+  let q = abs / f;
+  if ((abs % f) * 2n >= f) q += 1n;
+  return { v: neg ? -q : q, s };
+}
+
+export function add(a: Dec, b: Dec): Dec {
+  const s = Math.max(a.s, b.s);
+  return { v: rescale(a, s).v + rescale(b, s).v, s };
+}
+
+export function sub(a: Dec, b: Dec): Dec {
+  return add(a, neg(b));
+}
+
+export function neg(a: Dec): Dec {
+  return { v: -a.v, s: a.s };
+}
+
+export function mul(a: Dec, b: Dec): Dec {
+  return { v: a.v * b.v, s: a.s + b.s };
+}
+
+/** a / b rounded half away from zero to s decimals. */
+export function div(a: Dec, b: Dec, s: number): Dec {
+  if (b.v === 0n) throw new Error('division by zero');
+  // a.v/10^a.s / (b.v/10^b.s) = a.v*10^b.s / (b.v*10^a.s); keep one extra digit to round.
+  let num = a.v * pow10(b.s + s + 1);
+  let den = b.v * pow10(a.s);
+  if (den < 0n) {
+    num = -num;
+    den = -den;
+  }
+  return round({ v: num / den, s: s + 1 }, s);
+}
+
+export function cmp(a: Dec, b: Dec): number {
+  const s = Math.max(a.s, b.s);
+  const x = rescale(a, s).v;
+  const y = rescale(b, s).v;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export function eq(a: Dec, b: Dec): boolean {
+  return cmp(a, b) === 0;
+}
+
+export function sign(a: Dec): -1 | 0 | 1 {
+  return a.v < 0n ? -1 : a.v > 0n ? 1 : 0;
+}
+
+export function abs(a: Dec): Dec {
+  return a.v < 0n ? neg(a) : a;
+}
+
+export function sum(values: readonly Dec[]): Dec {
+  return values.reduce(add, ZERO);
+}
+
+/** Formats with exactly s decimals (default: the value's own scale). */
+export function fmt(a: Dec, s: number = a.s): string {
+  const r = rescale(a, s);
+  const negative = r.v < 0n;
+  let digits = (negative ? -r.v : r.v).toString();
+  if (s > 0) {
+    digits = digits.padStart(s + 1, '0');
+    digits = `${digits.slice(0, -s)}.${digits.slice(-s)}`;
+  }
+  return negative ? `-${digits}` : digits;
+}
+
+/** Formats money with at least 2 decimals, more only if the value needs them. */
+export function fmtMoney(a: Dec): string {
+  return fmt(a, Math.max(2, significantScale(a)));
+}
+
+/** The smallest scale that represents the value exactly. */
+export function significantScale(a: Dec): number {
+  let { v, s } = a;
+  while (s > 0 && v % 10n === 0n) {
+    v /= 10n;
+    s -= 1;
+  }
+  return s;
+}
+
+/** Tax contained in a gross amount: gross * rate / (100 + rate), rounded to s decimals. */
+export function taxOfGross(gross: Dec, ratePercent: Dec, s: number): Dec {
+  const hundred: Dec = { v: 100n, s: 0 };
+  return div(mul(gross, ratePercent), add(hundred, ratePercent), s);
+}
+
+/** Tax on a net amount: net * rate / 100, rounded to s decimals. */
+export function taxOfNet(net: Dec, ratePercent: Dec, s: number): Dec {
+  return div(mul(net, ratePercent), { v: 100n, s: 0 }, s);
+}
+
+/**
+ * Splits total into parts proportional to weights, exactly: the parts add up to total.
+ * The rounding remainder goes to the largest weight.
+ */
+export function allocate(total: Dec, weights: readonly Dec[]): Dec[] {
+  const s = total.s;
+  const wsum = sum(weights);
+  if (weights.length === 0) return [];
+  if (wsum.v === 0n) {
+    const even: Dec[] = weights.map(() => ({ v: 0n, s }));
+    even[even.length - 1] = total;
+    return even;
+  }
+  const parts = weights.map((w) => div(mul(total, w), wsum, s));
+  const rest = sub(total, sum(parts));
+  let largest = 0;
+  weights.forEach((w, i) => {
+    if (cmp(abs(w), abs(weights[largest] as Dec)) > 0) largest = i;
+  });
+  parts[largest] = add(parts[largest] as Dec, rest);
+  return parts.map((p) => rescale(p, s));
+}
