@@ -9,6 +9,7 @@ import type { ServiceContext } from './context.js';
 import { formatLocalDateTime } from './esr/datetime.js';
 import { appendRecord } from './pipeline.js';
 import type { Register } from './registers.js';
+import type { Sealed } from './respond.js';
 
 const OBJECT_PARTS = ['Cmp', 'Loc', 'Trm', 'Doc'];
 const ARRAY_PARTS = ['Dev', 'DE_Agentur'];
@@ -78,16 +79,17 @@ export function mergeCfg(current: Obj, sent: Obj): { cfg: Obj; warnings: string[
 export interface CfgOutcome {
   sq: number;
   warnings: string[];
-  changed: boolean;
+  /** the new Cfg record; absent when the configuration was identical */
+  sealed?: Sealed;
 }
 
 export async function saveCfg(ctx: ServiceContext, reg: Register, sent: Obj): Promise<CfgOutcome> {
   const { cfg, warnings } = mergeCfg(reg.state.cfg, sent);
   if (canonicalJson(cfg) === canonicalJson(reg.state.cfg)) {
-    return { sq: reg.state.last.Cfg ?? 0, warnings: [...warnings, 'identical configuration: nothing recorded'], changed: false };
+    return { sq: reg.state.last.Cfg ?? 0, warnings: [...warnings, 'identical configuration: nothing recorded'] };
   }
   const d = formatLocalDateTime(ctx.clock.now());
-  const data = await appendRecord(ctx, reg, {
+  const sealed = await appendRecord(ctx, reg, {
     type: 'Cfg',
     data: { TS: d, Cfg: cfg },
     index: { d },
@@ -95,5 +97,5 @@ export async function saveCfg(ctx: ServiceContext, reg: Register, sent: Obj): Pr
       s.cfg = cfg;
     },
   });
-  return { sq: Number(str(data, 'SQ')), warnings, changed: true };
+  return { sq: Number(str(sealed.data, 'SQ')), warnings, sealed };
 }

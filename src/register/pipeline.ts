@@ -4,7 +4,7 @@
  * Routes, the file interface and UDP only adapt their input and output to it.
  */
 import { type Lang, FiscalError } from '../shared/errors.js';
-import { contentHash } from '../shared/canonical.js';
+import { contentHashes } from '../shared/canonical.js';
 import { type Doc, type Format, type Obj, decodeBody, responseFormat, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { type BusinessCase, classify } from './esr/business-case.js';
@@ -12,11 +12,11 @@ import { formatLocalDateTime, yearOf } from './esr/datetime.js';
 import { identityOf, normalizeTra } from './esr/normalize.js';
 import { checkRules, checkShape } from './esr/validate.js';
 import { moduleFor } from './fiscal/registry.js';
-import { chainHash } from './journal/chain.js';
+import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState } from './journal/types.js';
 import { type Register } from './registers.js';
 import { rnOfQuery, rnOfTransaction } from './register-number.js';
-import { type Reply, answerOf, answerRoot, failureOf, failureReply, reply } from './respond.js';
+import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
 
 export type Mode = 'register' | 'restart';
 
@@ -60,7 +60,7 @@ interface Prepared {
  * Appends one record to a register's chain: SQ, hash and signature are assigned synchronously
  * (no await between reading the head and submitting), the commit is awaited.
  */
-export async function appendRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string) => Obj): Promise<Obj> {
+export async function appendRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string) => Obj): Promise<Sealed> {
   const state = reg.state;
   const sq = state.sq + 1;
   const prevHash = state.hash;
@@ -77,7 +77,7 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   }
   const text = JSON.stringify(data);
   const hash = chainHash(prevHash, text);
-  const sig = ctx.signer.sign(hash);
+  const sig = ctx.signer.sign(signingPayload(data, hash.toString('hex')));
   const record: JournalRecord = { ...prepared.index, rid: state.rid, sq, type: prepared.type, data: text, hash, sig };
   if (data.Fis && typeof data.Fis === 'object' && !Array.isArray(data.Fis)) {
     const fn = str(data.Fis, 'FN');
@@ -98,18 +98,18 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
     reg.pending.delete(sq);
     if (prepared.tnKey && reg.pendingTn.get(prepared.tnKey) === sq) reg.pendingTn.delete(prepared.tnKey);
   }
-  return data;
+  return { data, hash, sig };
 }
 
-function remember(reg: Register, type: RecordType, data: Obj): ReturnType<typeof answerOf> {
-  const answer = answerOf(data);
+function remember(reg: Register, type: RecordType, sealed: Sealed): ReturnType<typeof answerOf> {
+  const answer = answerOf(sealed);
   reg.last.set(type, answer);
   reg.last.set('any', answer);
   return answer;
 }
 
 /** A transaction registered before with the same identity and content, or a refusal of a reused TN. */
-async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr: Obj, ch: Buffer, rh: Buffer, year: number): Promise<Obj | undefined> {
+async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr: Obj, ch: Buffer, rh: Buffer, year: number): Promise<JournalRecord | undefined> {
   const { tl, tt } = identityOf(esr);
   const tn = str(esr, 'TN');
   const same = (r: JournalRecord): boolean => (mode === 'restart' ? r.rh?.equals(rh) : r.ch?.equals(ch)) === true;
@@ -121,7 +121,7 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
       const r = await ctx.registers.record(reg, pendingSq);
       if (r) candidates.push(r);
     }
-    for (const r of candidates) if (same(r)) return JSON.parse(r.data) as Obj;
+    for (const r of candidates) if (same(r)) return r;
     const clash = candidates.find((r) => yearOf(r.d) === year);
     if (clash) throw new FiscalError('#TN_USED', { id: key, sq: clash.sq });
     return undefined;
@@ -130,22 +130,23 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
     const last = reg.state.lastTT[`${tl}/${tt}`];
     if (last && last.rh === rh.toString('base64')) {
       const r = await ctx.registers.record(reg, last.sq);
-      if (r) return JSON.parse(r.data) as Obj;
+      if (r) return r;
     }
   }
   return undefined;
 }
 
-async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode): Promise<Obj> {
+type Outcome = { sealed: Sealed; duplicate?: boolean };
+
+async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode): Promise<Outcome> {
   const type = doc.root as 'Tra' | 'TraS';
   const esrIn = checkShape(type, doc.body);
-  const ch = contentHash(esrIn);
-  const rh = contentHash(esrIn, ['D', 'TN']);
+  const { ch, rh } = contentHashes(esrIn);
   const dIn = str(esrIn, 'D');
   const year = dIn ? yearOf(dIn) : ctx.clock.now().getFullYear();
   if (type === 'Tra') {
     const original = await findDuplicate(ctx, reg, mode, esrIn, ch, rh, year);
-    if (original) return { ...original, '#duplicate': '1' };
+    if (original) return { sealed: sealedOf(original), duplicate: true };
   }
   // From here to the submit nothing awaits: the register's head cannot move under us.
   const state = reg.state;
@@ -179,15 +180,16 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
       if (type === 'Tra') s.lastTT[`${tl}/${tt}`] = { sq, rh: rh.toString('base64') };
     },
   };
-  return appendRecord(ctx, reg, prepared, (sq, prevHash) =>
+  const sealed = await appendRecord(ctx, reg, prepared, (sq, prevHash) =>
     module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer }),
   );
+  return { sealed };
 }
 
-async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Promise<Obj> {
+async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Promise<Outcome> {
   const now = ctx.clock.now();
   const d = formatLocalDateTime(now);
-  return appendRecord(ctx, reg, { type: 'Audit', data: { TS: d, Audit: doc.body }, index: { d } });
+  return { sealed: await appendRecord(ctx, reg, { type: 'Audit', data: { TS: d, Audit: doc.body }, index: { d } }) };
 }
 
 /** POST /register and POST /restart: one request in, one reply out; never throws. */
@@ -211,13 +213,12 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       const f = failureOf(new FiscalError('#TEST_RC'), lang);
       return failureReply(format, root, settings.testRc === 'BAD' ? { ...f, rc: 'BAD', status: 400 } : f, respond200);
     }
-    const data = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode);
-    if (data['#duplicate']) {
-      const { '#duplicate': _marker, ...original } = data;
-      const answer = answerOf(original, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${str(original, 'SQ') ?? ''}; not registered again`] });
-      return reply(format, answer);
+    const outcome = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode);
+    if (outcome.duplicate) {
+      const sq = str(outcome.sealed.data, 'SQ') ?? '';
+      return reply(format, answerOf(outcome.sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] }));
     }
-    return reply(format, remember(reg, doc.root as RecordType, data));
+    return reply(format, remember(reg, doc.root as RecordType, outcome.sealed));
   } catch (e) {
     return failureReply(format, root, failureOf(e, lang), respond200);
   }

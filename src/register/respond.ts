@@ -5,6 +5,8 @@
 import { type ErrorCode, type Lang, type RC, FiscalError, errorDef, message } from '../shared/errors.js';
 import { type Format, type Obj, type Value, contentType, encode, isObj, obj, str } from './codec/index.js';
 import type { CachedResponse } from './registers.js';
+import { signingPayload } from './journal/chain.js';
+import type { JournalRecord } from './journal/types.js';
 
 export interface Reply {
   status: number;
@@ -25,8 +27,23 @@ export function statusOf(rc: RC, respond200: boolean, errorStatus?: number): num
   return errorStatus ?? 400;
 }
 
-/** The answer to a registered record, rebuilt from the record's data (also for #DUPLICATE). */
-export function answerOf(data: Obj, extra: { errorCode?: ErrorCode; warnings?: readonly string[] } = {}): CachedResponse {
+/** A record's content with its chain hash and signature. */
+export interface Sealed {
+  data: Obj;
+  hash: Buffer;
+  sig: Buffer;
+}
+
+export function sealedOf(record: JournalRecord): Sealed {
+  return { data: JSON.parse(record.data) as Obj, hash: record.hash, sig: record.sig };
+}
+
+/**
+ * The answer to a registered record, rebuilt from the record (also for #DUPLICATE and GET /last).
+ * When the country module did not sign the receipt itself, the journal signature is its Fis.Signature.
+ */
+export function answerOf(sealed: Sealed, extra: { errorCode?: ErrorCode; warnings?: readonly string[] } = {}): CachedResponse {
+  const { data } = sealed;
   const type = str(data, '_') ?? 'Tra';
   const result: Obj = { RC: 'OK' };
   if (extra.errorCode) result.ErrorCode = extra.errorCode;
@@ -46,7 +63,15 @@ export function answerOf(data: Obj, extra: { errorCode?: ErrorCode; warnings?: r
     body.ESR = out;
   }
   const fis = data.Fis;
-  if (isObj(fis)) body.Fis = fis;
+  if (isObj(fis)) {
+    if (fis.Signature === undefined && type === 'Tra') {
+      const payload = signingPayload(data, sealed.hash.toString('hex'));
+      const signature = sealed.sig.toString('base64');
+      body.Fis = { ...fis, Payload: payload, Signature: signature, Code: `${payload};${signature}` };
+    } else {
+      body.Fis = fis;
+    }
+  }
   return { root: ANSWER_ROOT[type] ?? 'TraC', body };
 }
 

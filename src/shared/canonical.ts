@@ -1,43 +1,34 @@
-/** Canonical JSON (keys sorted at every level) and its SHA-256, for content comparison. */
+/** Canonical JSON (keys sorted at every level) and content hashes for duplicate detection. */
 import { createHash } from 'node:crypto';
 
 type Tree = string | Tree[] | { [k: string]: Tree };
 
-function write(v: Tree, out: string[]): void {
-  if (typeof v === 'string') {
-    out.push(JSON.stringify(v));
-  } else if (Array.isArray(v)) {
-    out.push('[');
-    v.forEach((x, i) => {
-      if (i) out.push(',');
-      write(x, out);
-    });
-    out.push(']');
-  } else {
-    out.push('{');
-    Object.keys(v)
-      .sort()
-      .forEach((k, i) => {
-        if (i) out.push(',');
-        out.push(JSON.stringify(k), ':');
-        write(v[k] as Tree, out);
-      });
-    out.push('}');
-  }
-}
-
 export function canonicalJson(v: Tree): string {
-  const out: string[] = [];
-  write(v, out);
-  return out.join('');
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + canonicalJson(v[i] as Tree);
+    return `${out}]`;
+  }
+  const keys = Object.keys(v).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    out += `${i ? ',' : ''}${JSON.stringify(k)}:${canonicalJson(v[k] as Tree)}`;
+  }
+  return `${out}}`;
 }
 
-/** First 16 bytes of SHA-256 over the canonical JSON, leaving out the named top-level keys. */
-export function contentHash(v: { [k: string]: Tree }, without: readonly string[] = []): Buffer {
-  let subject = v;
-  if (without.length) {
-    subject = { ...v };
-    for (const k of without) delete subject[k];
-  }
-  return createHash('sha256').update(canonicalJson(subject)).digest().subarray(0, 16);
+/**
+ * Two 16-byte hashes of a transaction as decoded: `rh` over everything but D and TN (POST /restart
+ * matches on it), `ch` over everything (POST /register matches on it). The decoded form does not
+ * depend on white space or JSON number spelling; it keeps the order of properties, which a
+ * POS repeating its own request does not change (docs/decisions.md).
+ */
+export function contentHashes(esr: { [k: string]: Tree }): { ch: Buffer; rh: Buffer } {
+  const { D, TN, ...rest } = esr;
+  const body = JSON.stringify(rest);
+  const rh = createHash('sha256').update(body).digest().subarray(0, 16);
+  const ch = createHash('sha256').update(body).update(`\u0000${typeof D === 'string' ? D : ''}\u0000${typeof TN === 'string' ? TN : ''}`).digest().subarray(0, 16);
+  return { ch, rh };
 }

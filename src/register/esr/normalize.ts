@@ -44,8 +44,8 @@ function scaleOf(values: Dec[]): number {
   return Math.max(2, ...values.map(significantScale));
 }
 
-export function normalizeTra(input: Obj, ctx: NormalizeContext): Normalized {
-  const esr: Obj = structuredClone(input);
+/** Normalizes in place (the caller hands over the decoded ESR) and returns it. */
+export function normalizeTra(esr: Obj, ctx: NormalizeContext): Normalized {
   const warnings: string[] = [];
   const generated = { D: false, TN: false };
 

@@ -13,6 +13,26 @@ export function chainHash(prevHex: string, data: string): Buffer {
   return createHash('sha256').update(prevHex).update('\n').update(data).digest();
 }
 
+export const PAYLOAD_VERSION = 'EFR1';
+
+type Fields = Record<string, unknown>;
+const field = (o: unknown, k: string): string => {
+  const v = typeof o === 'object' && o !== null ? (o as Fields)[k] : undefined;
+  return typeof v === 'string' ? v : '';
+};
+
+/**
+ * The text the instance key signs for every record:
+ * EFR1;RN;SQ;type;FN;ESR.D;TS;TL/TT/TN;T;record hash (hex).
+ * It names the receipt's printed facts and, through the hash, the whole record and its predecessors.
+ * For the generic fiscal module it is also the receipt's Fis.Payload.
+ */
+export function signingPayload(data: Fields, hashHex: string): string {
+  const esr = data.ESR;
+  const id = esr ? `${field(esr, 'TL')}/${field(esr, 'TT')}/${field(esr, 'TN')}` : '';
+  return [PAYLOAD_VERSION, field(data, 'RN'), field(data, 'SQ'), field(data, '_'), field(data.Fis, 'FN'), field(esr, 'D'), field(data, 'TS'), id, field(esr, 'T'), hashHex].join(';');
+}
+
 export interface ChainReport {
   ok: boolean;
   count: number;
@@ -31,14 +51,14 @@ export async function verifyChain(records: AsyncIterable<JournalRecord> | Iterab
     if (r.sq !== expectedSq) return fail(`SQ ${r.sq} follows ${expectedSq - 1}: gap or reordering`);
     const h = chainHash(prev, r.data);
     if (!h.equals(r.hash)) return fail('hash does not match the record content and the previous hash');
-    if (!verifySignature(publicKey, r.hash, r.sig)) return fail('signature does not verify with the instance public key');
     let parsed: unknown;
     try {
       parsed = JSON.parse(r.data);
     } catch {
       return fail('record data is not JSON');
     }
-    if (typeof parsed !== 'object' || parsed === null || (parsed as Record<string, unknown>).SQ !== String(r.sq)) return fail('SQ inside the record differs from its position');
+    if (typeof parsed !== 'object' || parsed === null || (parsed as Fields).SQ !== String(r.sq)) return fail('SQ inside the record differs from its position');
+    if (!verifySignature(publicKey, signingPayload(parsed as Fields, r.hash.toString('hex')), r.sig)) return fail('signature does not verify with the instance public key');
     prev = r.hash.toString('hex');
     expectedSq += 1;
     count += 1;

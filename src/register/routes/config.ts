@@ -48,8 +48,8 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const reg = await ctx.registers.getOrCreate(rn);
       const outcome = await saveCfg(ctx, reg, doc.body);
       const body: Obj = { SQ: String(outcome.sq), Result: outcome.warnings.length ? { RC: 'OK', Warning: outcome.warnings } : { RC: 'OK' } };
-      if (outcome.changed) {
-        const cached = answerOf({ _: 'Cfg', SQ: String(outcome.sq) });
+      if (outcome.sealed) {
+        const cached = answerOf(outcome.sealed);
         reg.last.set('Cfg', cached);
         reg.last.set('any', cached);
       }

@@ -6,8 +6,7 @@ import type { RecordType } from '../journal/types.js';
 import { RECORD_TYPES } from '../journal/types.js';
 import { type Mode, registerTransaction } from '../pipeline.js';
 import { rnOfQuery } from '../register-number.js';
-import { type Obj } from '../codec/index.js';
-import { answerOf, reply } from '../respond.js';
+import { answerOf, reply, sealedOf } from '../respond.js';
 import { formatOf, guarded, queryOf, send } from './http.js';
 
 export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -40,7 +39,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
         const sq = key === 'any' ? reg.state.sq : reg.state.last[key];
         const record = sq ? await ctx.registers.record(reg, sq) : undefined;
         if (!record) throw new FiscalError('#NOT_FOUND', { value: `last ${filter ?? 'record'} of ${rn}` });
-        answer = answerOf(JSON.parse(record.data) as Obj);
+        answer = answerOf(sealedOf(record));
         reg.last.set(key, answer);
       }
       return send(res, reply(formatOf(req), answer));

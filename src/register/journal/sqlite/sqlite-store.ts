@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
 
 const SCHEMA = `
@@ -21,7 +22,7 @@ CREATE TABLE IF NOT EXISTS journal (
   d    TEXT NOT NULL,
   tl   TEXT, tt TEXT, tn TEXT, fn TEXT, t TEXT, nfs TEXT, bc TEXT,
   ch   BLOB, rh BLOB,
-  data TEXT NOT NULL,
+  data BLOB NOT NULL, -- the record's JSON text, deflate-compressed (raw deflate)
   hash BLOB NOT NULL,
   sig  BLOB NOT NULL,
   UNIQUE (rid, sq)
@@ -41,11 +42,11 @@ CREATE TABLE IF NOT EXISTS settings (
 interface Row {
   rid: number; sq: number; type: string; d: string;
   tl: string | null; tt: string | null; tn: string | null; fn: string | null; t: string | null; nfs: string | null; bc: string | null;
-  ch: Buffer | null; rh: Buffer | null; data: string; hash: Buffer; sig: Buffer;
+  ch: Buffer | null; rh: Buffer | null; data: Buffer; hash: Buffer; sig: Buffer;
 }
 
 function toRecord(r: Row): JournalRecord {
-  const rec: JournalRecord = { rid: r.rid, sq: r.sq, type: r.type as RecordType, d: r.d, data: r.data, hash: r.hash, sig: r.sig };
+  const rec: JournalRecord = { rid: r.rid, sq: r.sq, type: r.type as RecordType, d: r.d, data: inflateRawSync(r.data).toString('utf8'), hash: r.hash, sig: r.sig };
   if (r.tl !== null) rec.tl = r.tl;
   if (r.tt !== null) rec.tt = r.tt;
   if (r.tn !== null) rec.tn = r.tn;
@@ -85,7 +86,7 @@ export class SqliteJournalStore implements JournalStore {
       for (const r of records) {
         this.insert.run({
           rid: r.rid, sq: r.sq, type: r.type, d: r.d, tl: r.tl ?? null, tt: r.tt ?? null, tn: r.tn ?? null, fn: r.fn ?? null,
-          t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: r.ch ?? null, rh: r.rh ?? null, data: r.data, hash: r.hash, sig: r.sig,
+          t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: r.ch ?? null, rh: r.rh ?? null, data: deflateRawSync(r.data, { level: 3 }), hash: r.hash, sig: r.sig,
         });
       }
       for (const [rid, state] of states) this.updateState.run(state, rid);
