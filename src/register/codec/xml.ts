@@ -15,18 +15,31 @@ const parser = new XMLParser({
   // nothing but what XML itself defines
   processEntities: false,
   trimValues: true,
+  cdataPropName: '#cdata',
   ignoreDeclaration: true,
   ignorePiTags: true,
   commentPropName: false,
 });
 
+// Escaping is done here (escapeAttr/escapeText), so that line breaks and tabs in attribute
+// values survive any XML reader as character references.
 const builder = new XMLBuilder({
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: '',
   suppressEmptyNode: true,
-  processEntities: true,
+  processEntities: false,
 });
+
+const ATTR_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\n': '&#10;', '\r': '&#13;', '\t': '&#9;' };
+
+export function escapeAttr(v: string): string {
+  return v.replace(/[&<>"'\n\r\t]/g, (c) => ATTR_ESCAPES[c] ?? c);
+}
+
+export function escapeText(v: string): string {
+  return v.replace(/[&<>]/g, (c) => ATTR_ESCAPES[c] ?? c);
+}
 
 const FORBIDDEN = /<!DOCTYPE|<!ENTITY/i;
 
@@ -52,15 +65,20 @@ function childrenOf(node: Node, name: string): Node[] {
   return Array.isArray(c) ? c : [];
 }
 
+/** Text content: character data with entities decoded, CDATA sections as they are. */
 function textOf(children: Node[]): string | undefined {
-  const parts = children.filter((c) => '#text' in c).map((c) => String(c['#text']));
-  return parts.length ? decodeEntities(parts.join('')) : undefined;
+  const parts: string[] = [];
+  for (const c of children) {
+    if ('#text' in c) parts.push(decodeEntities(String(c['#text'])));
+    else if ('#cdata' in c) parts.push(childrenOf(c, '#cdata').map((t) => String(t['#text'] ?? '')).join(''));
+  }
+  return parts.length ? parts.join('') : undefined;
 }
 
 function elementToValue(node: Node, name: string): Value {
   const attrs: Record<string, string> = {};
   for (const [k, v] of Object.entries(node[':@'] ?? {})) attrs[k] = decodeEntities(v);
-  const children = childrenOf(node, name).filter((c) => nameOf(c) !== '#text');
+  const children = childrenOf(node, name).filter((c) => nameOf(c) !== '#text' && nameOf(c) !== '#cdata');
   const text = textOf(childrenOf(node, name));
   if (children.length === 0 && Object.keys(attrs).length === 0) return text ?? '';
   const out: Obj = { ...attrs };
@@ -72,9 +90,9 @@ function elementToValue(node: Node, name: string): Value {
       const items: Value[] = [];
       for (const line of childrenOf(child, cname)) {
         const lname = nameOf(line);
-        if (!lname || lname === '#text') continue;
+        if (!lname || lname === '#text' || lname === '#cdata') continue;
         const v = elementToValue(line, lname);
-        items.push(isObj(v) ? { _: lname, ...v } : { _: lname });
+        items.push(isObj(v) ? { _: lname, ...v } : v === '' ? { _: lname } : { _: lname, value: v });
       }
       out[cname] = items;
       continue;
@@ -124,7 +142,7 @@ function validateXml(text: string): true | string {
 
 function valueToNodes(key: string, v: Value): Node[] {
   if (typeof v === 'string') {
-    return [{ [key]: v === '' ? [] : [{ '#text': v } as unknown as Node] }];
+    return [{ [key]: v === '' ? [] : [{ '#text': escapeText(v) } as unknown as Node] }];
   }
   if (Array.isArray(v)) {
     const objs = v.filter(isObj);
@@ -146,8 +164,8 @@ function objectToNodes(name: string, o: Obj): Node[] {
   const kids: Node[] = [];
   for (const [k, v] of Object.entries(o)) {
     if (typeof v === 'string' && !TEXT_ELEMENTS.has(k)) {
-      if (k === 'value') kids.unshift({ '#text': v } as unknown as Node);
-      else attrs[k] = v;
+      if (k === 'value') kids.unshift({ '#text': escapeText(v) } as unknown as Node);
+      else attrs[k] = escapeAttr(v);
     } else {
       kids.push(...valueToNodes(k, v));
     }

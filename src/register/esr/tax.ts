@@ -37,7 +37,10 @@ function modTargets(pnSpec: string | undefined, positions: PositionInfo[], previ
     return [previous];
   }
   const spec = pnSpec.trim();
-  if (spec === '*') return positions.map((_, i) => i);
+  if (spec === '*') {
+    if (positions.length === 0) throw new FiscalError('#MOD_TARGET', { field, value: '*' });
+    return positions.map((_, i) => i);
+  }
   const out = new Set<number>();
   for (const token of spec.split(/\s+/)) {
     const range = /^(\d+)-(\d+)$/.exec(token);
@@ -58,25 +61,31 @@ function modTargets(pnSpec: string | undefined, positions: PositionInfo[], previ
   return [...out].sort((a, b) => a - b);
 }
 
-/** Positions of PosA with their Mod-modified amounts (Lin lines are display only). */
+/**
+ * Positions of PosA with their Mod-modified amounts (Lin lines are display only). Positions are
+ * collected first, so a Mod may name a position before or after it; a Mod without PN applies
+ * to the position before it.
+ */
 export function analyzePositions(posA: Obj[]): PositionInfo[] {
   const positions: PositionInfo[] = [];
-  let previous = -1;
+  const mods: Array<{ line: Obj; index: number; previous: number }> = [];
   posA.forEach((line, index) => {
     if (isPos(line)) {
       const amt = amountOf(line);
-      positions.push({ index, pn: str(line, 'PN') ?? String(index + 1), amt, modified: amt, groups: (str(line, 'TaxG') ?? '').trim().split(/\s+/).filter(Boolean) });
-      previous = positions.length - 1;
+      positions.push({ index, pn: str(line, 'PN') ?? String(positions.length + 1), amt, modified: amt, groups: (str(line, 'TaxG') ?? '').trim().split(/\s+/).filter(Boolean) });
     } else if (isMod(line)) {
-      const targets = modTargets(str(line, 'PN'), positions, previous, `ESR.PosA[${index}].PN`);
-      const weights = targets.map((t) => (positions[t] as PositionInfo).amt);
-      const shares = allocate(amountOf(line), weights);
-      targets.forEach((t, k) => {
-        const p = positions[t] as PositionInfo;
-        p.modified = add(p.modified, shares[k] as Dec);
-      });
+      mods.push({ line, index, previous: positions.length - 1 });
     }
   });
+  for (const { line, index, previous } of mods) {
+    const targets = modTargets(str(line, 'PN'), positions, previous, `ESR.PosA[${index}].PN`);
+    const weights = targets.map((t) => (positions[t] as PositionInfo).amt);
+    const shares = allocate(amountOf(line), weights);
+    targets.forEach((t, k) => {
+      const p = positions[t] as PositionInfo;
+      p.modified = add(p.modified, shares[k] as Dec);
+    });
+  }
   return positions;
 }
 

@@ -33,10 +33,10 @@ function truthy(v: string | undefined): boolean {
 }
 
 export function settingsOf(raw: AttributeMap): Settings {
-  const nd = Number(raw.get('normalize_d'));
+  const ndText = raw.get('normalize_d') ?? '';
   const testRc = raw.get('test_rc')?.toUpperCase();
   const s: Settings = {
-    normalizeDays: Number.isFinite(nd) && nd > 0 ? nd : 7,
+    normalizeDays: /^\d{1,5}$/.test(ndText) && Number(ndText) > 0 ? Number(ndText) : 7,
     respond200: truthy(raw.get('httpserver_respond200')),
     ioNosync: truthy(raw.get('io_nosync')),
     raw,

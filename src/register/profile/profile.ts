@@ -156,14 +156,16 @@ export class Profiles {
 /** Settings preset by `SVC_EFR_PROFILE_CFG__DOT__{RN}__DOT__{setting}`; malformed names are ignored. */
 export function envSettings(env: NodeJS.ProcessEnv): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>();
-  const re = /^SVC_EFR_PROFILE_CFG__DOT__(.+?)__DOT__([A-Za-z][A-Za-z0-9_]*)$/;
+  const prefix = 'SVC_EFR_PROFILE_CFG__DOT__';
   for (const [name, value] of Object.entries(env)) {
-    const m = re.exec(name);
-    if (!m || value === undefined) continue;
-    const rn = (m[1] as string).replace(/__DOLLAR__/g, '$');
-    if (!rn || rn.includes('__DOT__')) continue;
+    if (!name.startsWith(prefix) || value === undefined) continue;
+    const parts = name.slice(prefix.length).split('__DOT__');
+    if (parts.length !== 2) continue;
+    const [rawRn, setting] = parts as [string, string];
+    if (!rawRn || !/^[A-Za-z][A-Za-z0-9_]*[A-Za-z0-9]$/.test(setting)) continue;
+    const rn = rawRn.replace(/__DOLLAR__/g, '$');
     const map = out.get(rn) ?? new Map<string, string>();
-    map.set(m[2] as string, value);
+    map.set(setting, value);
     out.set(rn, map);
   }
   return out;
