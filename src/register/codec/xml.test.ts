@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { FiscalError } from '../../shared/errors.js';
 import type { Obj } from './model.js';
-import { decodeEntities, decodeXml, encodeXml } from './xml.js';
+import { decodeXml, encodeXml } from './xml.js';
 
 function fiscalError(fn: () => unknown): FiscalError {
   try {
@@ -62,9 +62,9 @@ describe('decodeXml', () => {
   test('entities are decoded once only', () => {
     const doc = decodeXml('<Tra><ESR Dsc="&amp;lt;"/></Tra>');
     assert.equal(esrOf(doc.body).Dsc, '&lt;');
-    assert.equal(decodeEntities('&amp;amp;'), '&amp;');
-    assert.equal(decodeEntities('&#x1F600;'), '😀');
-    assert.equal(decodeEntities('plain'), 'plain');
+    assert.equal(esrOf(decodeXml('<Tra><ESR Dsc="&amp;amp;"/></Tra>').body).Dsc, '&amp;');
+    assert.equal(esrOf(decodeXml('<Tra><ESR Dsc="&#x1F600;"/></Tra>').body).Dsc, '😀');
+    assert.equal(esrOf(decodeXml('<Tra><ESR Dsc="plain"/></Tra>').body).Dsc, 'plain');
   });
 
   test('CDATA content is literal text and is not entity-decoded', () => {

@@ -44,9 +44,9 @@ function checkValue(field: string, value: Value, type: FieldType): void {
 }
 
 function checkFields(prefix: string, o: Obj, table: Readonly<Record<string, FieldType>>): void {
-  for (const [k, type] of Object.entries(table)) {
-    const v = o[k];
-    if (v !== undefined) checkValue(`${prefix}.${k}`, v, type);
+  for (const k in o) {
+    const type = table[k];
+    if (type !== undefined) checkValue(`${prefix}.${k}`, o[k] as Value, type);
   }
 }
 
