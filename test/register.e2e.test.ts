@@ -327,3 +327,63 @@ describe('journal integrity', () => {
     assert.ok(report.count > 10);
   });
 });
+
+describe('rule 10: voids name their original, and an original is voided once', () => {
+  test('a void without a reference is refused; a second void of the same original is refused', async () => {
+    const original = await post(`${svc.url}/register`, sale({ TT: '50' }));
+    const fn = original.json.TraC.ESR.FN as string;
+    const none = await post(`${svc.url}/register`, sale({ TT: '50', Void: '1' }, [['A', '-3.50'], ['B', '-1.20']]));
+    assert.equal(none.status, 400);
+    assert.match(none.json.TraC.Result.UserMessage, /ESR\.RFN \(or ESR\.RTL, ESR\.RTT and ESR\.RTN\) is required/);
+    const first = await post(`${svc.url}/register`, sale({ TT: '50', Void: '1', RFN: fn }, [['A', '-3.50'], ['B', '-1.20']]));
+    assert.equal(first.json.TraC.Result.RC, 'OK', first.text);
+    const second = await post(`${svc.url}/register`, sale({ TT: '50', Void: '1', RFN: fn }, [['A', '-3.50'], ['B', '-1.20']]));
+    assert.equal(second.status, 400);
+    assert.equal(second.json.TraC.Result.ErrorCode, '#ALREADY_VOIDED');
+    assert.match(second.json.TraC.Result.UserMessage, new RegExp(`${fn}.*SQ ${first.json.TraC.SQ}`));
+  });
+
+  test('concurrent voids of one original: exactly one is registered', async () => {
+    const voids = await Promise.all(Array.from({ length: 6 }, (_, i) => post(`${svc.url}/register`, sale({ TT: '51', Void: '1', RTL: '1', RTT: '51', RTN: '77', Rsn: `try ${i}` }, [['A', '-1.00']]))));
+    assert.equal(voids.filter((v) => v.json.TraC.Result.RC === 'OK').length, 1, voids.map((v) => v.text).join('\n'));
+    assert.equal(voids.filter((v) => v.json.TraC.Result.ErrorCode === '#ALREADY_VOIDED').length, 5);
+  });
+});
+
+describe('JSON and XML give equivalent answers', () => {
+  test('the same receipt registered as JSON and as XML answers the same fields and types', async () => {
+    const { decodeXml } = await import('../src/register/codec/xml.js');
+    const esr = { TL: '7', TN: '1', T: '12.40', Opr: 'Anna & Bob', PosA: [
+      { _: 'Pos', PN: '1', Dsc: 'Käse "alt" <200g>', TaxG: 'A', Qty: '2', Pri: '3.10', Amt: '6.20', IN: '0012345678905' },
+      { _: 'Mod', PN: '1', Dsc: 'Rabatt', Amt: '-0.20' },
+      { _: 'Pos', PN: '2', Dsc: 'Brot', TaxG: 'B', Amt: '6.40' },
+      { _: 'Lin', PN: '3', Dsc: 'Danke!' },
+    ], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '20.00' }, { _: 'Pay', Dsc: 'Wechselgeld', PayG: 'change', Amt: '-7.60' }] };
+    const asJson = await post(`${svc.url}/register`, { Tra: { ESR: { ...esr, TT: '60' } } });
+    const attrs = (o: Record<string, string>): string => Object.entries(o).filter(([k]) => k !== '_').map(([k, v]) => ` ${k}="${v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')}"`).join('');
+    const xml = `<Tra><ESR TL="7" TT="61" TN="1" T="12.40" Opr="Anna &amp; Bob"><PosA>${esr.PosA.map((p) => `<${p._}${attrs(p as Record<string, string>)}/>`).join('')}</PosA><PayA>${esr.PayA.map((p) => `<Pay${attrs(p)}/>`).join('')}</PayA></ESR></Tra>`;
+    const asXml = await post(`${svc.url}/register`, xml, { 'content-type': 'application/xml' });
+    assert.equal(asJson.status, 200, asJson.text);
+    assert.equal(asXml.status, 200, asXml.text);
+    const j = asJson.json.TraC;
+    const x = decodeXml(asXml.text).body as Record<string, any>;
+    assert.equal(String(j.SQ + 1), x.SQ);
+    assert.deepEqual(Object.keys(x).sort(), Object.keys(j).sort());
+    assert.deepEqual(x.Result, j.Result);
+    assert.deepEqual(Object.keys(x.ESR), Object.keys(j.ESR));
+    assert.equal(x.ESR.TN, j.ESR.TN);
+    assert.deepEqual(Object.keys(x.Fis).sort(), Object.keys(j.Fis).sort());
+    const [xp, jp] = [x.Fis.Payload.split(';'), j.Fis.Payload.split(';')];
+    assert.equal(xp[7], '7/61/1');
+    assert.equal(jp[7], '7/60/1');
+    assert.equal(xp[8], '12.40', 'same total in the signed payload');
+    assert.equal(jp[8], '12.40');
+    // the journal holds the same normalized transaction for both
+    const db = new Database(join(svc.dataDir, 'journal', 'journal.sqlite'), { readonly: true });
+    const zlib = await import('node:zlib');
+    const rows = db.prepare('SELECT data FROM journal WHERE sq IN (?, ?) ORDER BY sq').all(j.SQ, Number(x.SQ)) as Array<{ data: Buffer }>;
+    db.close();
+    const [a, b] = rows.map((r) => JSON.parse(zlib.inflateRawSync(r.data).toString()).ESR);
+    assert.deepEqual({ ...b, TT: '60', D: undefined }, { ...a, D: undefined });
+  });
+});

@@ -52,6 +52,8 @@ interface Prepared {
   index: Omit<JournalRecord, 'rid' | 'sq' | 'data' | 'hash' | 'sig' | 'type'>;
   /** the TL/TT/TN key of a transaction with a TN, for duplicate detection while pending */
   tnKey?: string;
+  /** the original a void refers to, for rule 10 while pending */
+  voidRef?: string;
   /** update of the register's counters, applied in the synchronous section */
   apply?: (state: RegisterState, sq: number) => void;
 }
@@ -90,6 +92,7 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   const committed = ctx.committer.submit(record);
   reg.pending.set(sq, committed.catch(() => undefined));
   if (prepared.tnKey) reg.pendingTn.set(prepared.tnKey, sq);
+  if (prepared.voidRef) reg.pendingVoid.set(prepared.voidRef, sq);
   try {
     await committed;
   } catch {
@@ -97,6 +100,7 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   } finally {
     reg.pending.delete(sq);
     if (prepared.tnKey && reg.pendingTn.get(prepared.tnKey) === sq) reg.pendingTn.delete(prepared.tnKey);
+    if (prepared.voidRef && reg.pendingVoid.get(prepared.voidRef) === sq) reg.pendingVoid.delete(prepared.voidRef);
   }
   return { data, hash, sig };
 }
@@ -138,6 +142,26 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
 
 type Outcome = { sealed: Sealed; duplicate?: boolean };
 
+/** The original a void or return names (rule 10): its FN, else its TL/TT/TN. */
+export function referenceOf(esr: Obj): string | undefined {
+  const rfn = str(esr, 'RFN');
+  if (rfn) return `FN:${rfn}`;
+  const rtn = str(esr, 'RTN');
+  if (rtn) return `TN:${str(esr, 'RTL') ?? ''}/${str(esr, 'RTT') ?? ''}/${rtn}`;
+  return undefined;
+}
+
+/** Rule 10: a void names its original, and an original is voided once. */
+async function checkNotVoided(ctx: ServiceContext, reg: Register, esr: Obj): Promise<string | undefined> {
+  if (str(esr, 'Void') !== '1') return referenceOf(esr);
+  const ref = referenceOf(esr);
+  if (!ref) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFN (or ESR.RTL, ESR.RTT and ESR.RTN)' });
+  const earlier = (await ctx.store.byRef(reg.state.rid, ref)).find((r) => r.bc === 'void');
+  const sq = earlier?.sq ?? reg.pendingVoid.get(ref);
+  if (sq !== undefined) throw new FiscalError('#ALREADY_VOIDED', { value: ref.slice(3), sq });
+  return ref;
+}
+
 async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode): Promise<Outcome> {
   const type = doc.root as 'Tra' | 'TraS';
   const esrIn = checkShape(type, doc.body);
@@ -147,6 +171,10 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   if (type === 'Tra') {
     const original = await findDuplicate(ctx, reg, mode, esrIn, ch, rh, year);
     if (original) return { sealed: sealedOf(original), duplicate: true };
+  }
+  const ref = type === 'Tra' ? await checkNotVoided(ctx, reg, esrIn) : undefined;
+  if (ref && str(esrIn, 'Void') === '1' && reg.pendingVoid.has(ref)) {
+    throw new FiscalError('#ALREADY_VOIDED', { value: ref.slice(3), sq: reg.pendingVoid.get(ref) ?? 0 });
   }
   // From here to the submit nothing awaits: the register's head cannot move under us.
   const state = reg.state;
@@ -166,6 +194,7 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   data.ESR = esr;
   if (norm.warnings.length) data.Warning = norm.warnings;
   const index: Prepared['index'] = { d, tl, tt, tn, bc: bc.kind, ch, rh };
+  if (ref) index.ref = ref;
   const t = str(esr, 'T');
   if (t !== undefined) index.t = t;
   const nfs = str(esr, 'NFS');
@@ -175,6 +204,7 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     data,
     index,
     tnKey: `${tl}/${tt}/${tn}`,
+    ...(ref && bc.kind === 'void' ? { voidRef: ref } : {}),
     apply: (s, sq) => {
       noteTn(s, tl, tt, tn, yearOf(d));
       if (type === 'Tra') s.lastTT[`${tl}/${tt}`] = { sq, rh: rh.toString('base64') };

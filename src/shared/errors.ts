@@ -175,6 +175,15 @@ const defs = {
       nl: 'Transactienummer {id} is dit jaar al met andere inhoud geregistreerd (SQ {sq})',
     },
   },
+  '#ALREADY_VOIDED': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The original transaction {value} was already voided (SQ {sq})',
+      de: 'Die ursprüngliche Transaktion {value} wurde bereits storniert (SQ {sq})',
+      fr: 'La transaction d\'origine {value} a déjà été annulée (SQ {sq})',
+      nl: 'De oorspronkelijke transactie {value} is al geannuleerd (SQ {sq})',
+    },
+  },
   '#FN_GIVEN': {
     rc: 'BAD', status: 400,
     msg: {

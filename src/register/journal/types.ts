@@ -47,6 +47,8 @@ export interface JournalRecord {
   ch?: Buffer;
   /** content hash without D and TN, for POST /restart */
   rh?: Buffer;
+  /** the original a void or return refers to: `FN:<RFN>` or `TN:<RTL>/<RTT>/<RTN>` */
+  ref?: string;
   data: string;
   hash: Buffer;
   sig: Buffer;
@@ -62,6 +64,8 @@ export interface JournalStore {
   /** Records of a register with this TL/TT/TN (any year), oldest first. */
   byTn(rid: number, tl: string, tt: string, tn: string): Promise<JournalRecord[]>;
   get(rid: number, sq: number): Promise<JournalRecord | undefined>;
+  /** Records of a register that refer to this original (voids and returns), oldest first. */
+  byRef(rid: number, ref: string): Promise<JournalRecord[]>;
   /** Records of a register from SQ `from` to `to` inclusive, in SQ order, read in pages. */
   range(rid: number, from: number, to?: number): AsyncIterable<JournalRecord>;
   count(rid?: number): Promise<number>;

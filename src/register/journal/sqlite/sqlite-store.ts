@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS journal (
   type TEXT NOT NULL,
   d    TEXT NOT NULL,
   tl   TEXT, tt TEXT, tn TEXT, fn TEXT, t TEXT, nfs TEXT, bc TEXT,
-  ch   BLOB, rh BLOB,
+  ch   BLOB, rh BLOB, ref TEXT,
   data BLOB NOT NULL, -- the record's JSON text, deflate-compressed (raw deflate)
   hash BLOB NOT NULL,
   sig  BLOB NOT NULL,
@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS journal (
 );
 CREATE INDEX IF NOT EXISTS journal_tn ON journal (rid, tn, tt, tl) WHERE tn IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journal_fn ON journal (rid, fn) WHERE fn IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_ref ON journal (rid, ref) WHERE ref IS NOT NULL;
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
   BEGIN SELECT RAISE(ABORT, 'journal records cannot be changed'); END;
 CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
@@ -42,7 +43,7 @@ CREATE TABLE IF NOT EXISTS settings (
 interface Row {
   rid: number; sq: number; type: string; d: string;
   tl: string | null; tt: string | null; tn: string | null; fn: string | null; t: string | null; nfs: string | null; bc: string | null;
-  ch: Buffer | null; rh: Buffer | null; data: Buffer; hash: Buffer; sig: Buffer;
+  ch: Buffer | null; rh: Buffer | null; ref: string | null; data: Buffer; hash: Buffer; sig: Buffer;
 }
 
 function toRecord(r: Row): JournalRecord {
@@ -56,6 +57,7 @@ function toRecord(r: Row): JournalRecord {
   if (r.bc !== null) rec.bc = r.bc;
   if (r.ch !== null) rec.ch = r.ch;
   if (r.rh !== null) rec.rh = r.rh;
+  if (r.ref !== null) rec.ref = r.ref;
   return rec;
 }
 
@@ -65,6 +67,7 @@ export class SqliteJournalStore implements JournalStore {
   private readonly updateState: Statement;
   private readonly selectByTn: Statement;
   private readonly selectOne: Statement;
+  private readonly selectByRef: Statement;
   private readonly selectRange: Statement;
   private readonly appendTx: (records: readonly JournalRecord[], states: ReadonlyMap<number, string>) => void;
 
@@ -76,17 +79,18 @@ export class SqliteJournalStore implements JournalStore {
     this.db.pragma('foreign_keys = ON');
     this.db.exec(SCHEMA);
     this.insert = this.db.prepare(
-      'INSERT INTO journal (rid, sq, type, d, tl, tt, tn, fn, t, nfs, bc, ch, rh, data, hash, sig) VALUES (@rid, @sq, @type, @d, @tl, @tt, @tn, @fn, @t, @nfs, @bc, @ch, @rh, @data, @hash, @sig)',
+      'INSERT INTO journal (rid, sq, type, d, tl, tt, tn, fn, t, nfs, bc, ch, rh, ref, data, hash, sig) VALUES (@rid, @sq, @type, @d, @tl, @tt, @tn, @fn, @t, @nfs, @bc, @ch, @rh, @ref, @data, @hash, @sig)',
     );
     this.updateState = this.db.prepare('UPDATE registers SET state = ? WHERE rid = ?');
     this.selectByTn = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND tn = ? AND tt = ? AND tl = ? ORDER BY sq');
     this.selectOne = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq = ?');
+    this.selectByRef = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND ref = ? ORDER BY sq');
     this.selectRange = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq >= ? AND sq <= ? ORDER BY sq LIMIT 500');
     this.appendTx = this.db.transaction((records: readonly JournalRecord[], states: ReadonlyMap<number, string>) => {
       for (const r of records) {
         this.insert.run({
           rid: r.rid, sq: r.sq, type: r.type, d: r.d, tl: r.tl ?? null, tt: r.tt ?? null, tn: r.tn ?? null, fn: r.fn ?? null,
-          t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: r.ch ?? null, rh: r.rh ?? null, data: deflateRawSync(r.data, { level: 3 }), hash: r.hash, sig: r.sig,
+          t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: r.ch ?? null, rh: r.rh ?? null, ref: r.ref ?? null, data: deflateRawSync(r.data, { level: 3 }), hash: r.hash, sig: r.sig,
         });
       }
       for (const [rid, state] of states) this.updateState.run(state, rid);
@@ -114,6 +118,10 @@ export class SqliteJournalStore implements JournalStore {
   async get(rid: number, sq: number): Promise<JournalRecord | undefined> {
     const row = this.selectOne.get(rid, sq) as Row | undefined;
     return row ? toRecord(row) : undefined;
+  }
+
+  async byRef(rid: number, ref: string): Promise<JournalRecord[]> {
+    return (this.selectByRef.all(rid, ref) as Row[]).map(toRecord);
   }
 
   async *range(rid: number, from: number, to = Number.MAX_SAFE_INTEGER): AsyncIterable<JournalRecord> {
