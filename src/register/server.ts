@@ -44,7 +44,7 @@ function packageVersion(): string {
 
 export async function openContext(dataDir: string, clock: Clock = systemClock, env: NodeJS.ProcessEnv = process.env): Promise<ServiceContext> {
   mkdirSync(dataDir, { recursive: true });
-  const store = new SqliteJournalStore(join(dataDir, 'journal', 'journal.sqlite'));
+  const store = new SqliteJournalStore(join(dataDir, 'journal', 'journal.sqlite'), { writerThread: true });
   const registers = new Registers(store);
   await registers.load();
   const settings = envSettings(env);

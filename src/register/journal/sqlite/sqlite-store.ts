@@ -6,7 +6,9 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
+import { Worker } from 'node:worker_threads';
+import { type Appender, createAppender, openForWriting } from './append.js';
 import type { JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
 
 const SCHEMA = `
@@ -63,38 +65,56 @@ function toRecord(r: Row): JournalRecord {
 
 export class SqliteJournalStore implements JournalStore {
   private readonly db: Db;
-  private readonly insert: Statement;
-  private readonly updateState: Statement;
   private readonly selectByTn: Statement;
   private readonly selectOne: Statement;
   private readonly selectByRef: Statement;
   private readonly selectRange: Statement;
-  private readonly appendTx: (records: readonly JournalRecord[], states: ReadonlyMap<number, string>) => void;
+  private readonly appendInline: Appender | undefined;
+  private readonly writer: Worker | undefined;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private nextBatch = 1;
+  private writerError: Error | undefined;
 
-  constructor(file: string, options: { nosync?: boolean } = {}) {
+  /**
+   * @param options.writerThread commit in a worker thread (the service does; tools and tests may not)
+   * @param options.nosync skip fsync (IO_nosync; never for fiscal use)
+   */
+  constructor(file: string, options: { nosync?: boolean; writerThread?: boolean } = {}) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.nosync ? 'OFF' : 'FULL'}`);
-    this.db.pragma('foreign_keys = ON');
+    openForWriting(this.db, options.nosync);
     this.db.exec(SCHEMA);
-    this.insert = this.db.prepare(
-      'INSERT INTO journal (rid, sq, type, d, tl, tt, tn, fn, t, nfs, bc, ch, rh, ref, data, hash, sig) VALUES (@rid, @sq, @type, @d, @tl, @tt, @tn, @fn, @t, @nfs, @bc, @ch, @rh, @ref, @data, @hash, @sig)',
-    );
-    this.updateState = this.db.prepare('UPDATE registers SET state = ? WHERE rid = ?');
+    if (options.writerThread) {
+      const workerData = { file, nosync: options.nosync === true };
+      if (import.meta.url.endsWith('.ts')) {
+        // run from the TypeScript sources (tests, bench): the thread registers the tsx loader first
+        const entry = new URL('./writer-thread.ts', import.meta.url).href;
+        const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+        this.writer = new Worker(boot, { eval: true, workerData });
+      } else {
+        this.writer = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData });
+      }
+      this.writer.on('message', (m: { id: number; ok: boolean; error?: string }) => {
+        const w = this.waiting.get(m.id);
+        if (!w) return;
+        this.waiting.delete(m.id);
+        if (m.ok) w.resolve();
+        else w.reject(new Error(m.error ?? 'journal write failed'));
+      });
+      const fail = (e: Error): void => {
+        this.writerError = e;
+        for (const w of this.waiting.values()) w.reject(e);
+        this.waiting.clear();
+      };
+      this.writer.on('error', fail);
+      this.writer.on('exit', (code) => fail(new Error(`journal writer stopped (${code})`)));
+    } else {
+      this.appendInline = createAppender(this.db);
+    }
     this.selectByTn = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND tn = ? AND tt = ? AND tl = ? ORDER BY sq');
     this.selectOne = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq = ?');
     this.selectByRef = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND ref = ? ORDER BY sq');
     this.selectRange = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq >= ? AND sq <= ? ORDER BY sq LIMIT 500');
-    this.appendTx = this.db.transaction((records: readonly JournalRecord[], states: ReadonlyMap<number, string>) => {
-      for (const r of records) {
-        this.insert.run({
-          rid: r.rid, sq: r.sq, type: r.type, d: r.d, tl: r.tl ?? null, tt: r.tt ?? null, tn: r.tn ?? null, fn: r.fn ?? null,
-          t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: r.ch ?? null, rh: r.rh ?? null, ref: r.ref ?? null, data: deflateRawSync(r.data, { level: 3 }), hash: r.hash, sig: r.sig,
-        });
-      }
-      for (const [rid, state] of states) this.updateState.run(state, rid);
-    });
   }
 
   async loadRegisters(): Promise<RegisterState[]> {
@@ -108,7 +128,15 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>): Promise<void> {
-    this.appendTx(records, states);
+    if (this.appendInline) {
+      this.appendInline(records, states);
+      return;
+    }
+    if (this.writerError || !this.writer) throw this.writerError ?? new Error('no journal writer');
+    const id = this.nextBatch++;
+    const done = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    this.writer.postMessage({ id, records, states: [...states] });
+    return done;
   }
 
   async byTn(rid: number, tl: string, tt: string, tn: string): Promise<JournalRecord[]> {
@@ -151,6 +179,11 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async close(): Promise<void> {
+    if (this.writer && !this.writerError) {
+      const exited = new Promise<void>((resolve) => this.writer?.once('exit', () => resolve()));
+      this.writer.postMessage('close');
+      await exited;
+    }
     this.db.close();
   }
 }
