@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { Clock } from '../src/shared/clock.js';
 import { type RunningService, startService } from '../src/register/server.js';
+import { ZERO, add, fmt, parseDec } from '../src/shared/money.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -64,8 +65,9 @@ export const get = (url: string, headers?: Record<string, string>): Promise<Http
 
 /** A simple valid sale: positions by tax letter A (20 %) and B (10 %), paid cash, TaxA generated. */
 export function sale(extra: Record<string, unknown> = {}, positions: Array<[string, string]> = [['A', '3.50'], ['B', '1.20']]): { Tra: { ESR: Record<string, unknown> } } {
-  const total = positions.reduce((a, [, amt]) => a + Math.round(Number(amt) * 100), 0);
-  const t = (total / 100).toFixed(2);
+  // deliberately malformed amounts (tests of refusals) count as zero here
+  const total = positions.reduce((a, [, amt]) => add(a, parseDec(amt) ?? ZERO), ZERO);
+  const t = fmt(total, 2);
   return {
     Tra: {
       ESR: {

@@ -5,7 +5,7 @@
  */
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import { FiscalError } from '../../shared/errors.js';
-import { type Obj, str } from '../codec/index.js';
+import type { Obj } from '../codec/index.js';
 import type { JournalStore } from '../journal/types.js';
 import { type Settings, formatAttributes, parseAttributes, settingsOf } from './attributes.js';
 
@@ -129,9 +129,7 @@ export class Profiles {
         }
       }
     }
-    if (!current.Badge && str(body, 'Badge') === undefined && !this.own(rn).Badge) {
-      throw new FiscalError('#MISSING_FIELD', { field: 'Badge' });
-    }
+    if (!current.Badge && !env?.has('Badge')) throw new FiscalError('#MISSING_FIELD', { field: 'Badge' });
     await this.store.putSetting(`profile:${rn}`, JSON.stringify(current));
     this.cache.set(rn, current);
     this.settingsCache.clear();
