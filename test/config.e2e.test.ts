@@ -93,7 +93,7 @@ describe('/profile and /state', () => {
     const r = await post(`${svc.url}/profile`, { Badge: 'BADGE-1', TaxId: 'ATU12345678', RN_TT: false, Password: 'secret', Attributes: 'Normalize_D=3 Log_debug' });
     assert.equal(r.status, 200, r.text);
     const p = await get(`${svc.url}/profile`);
-    assert.deepEqual(p.json.Profile, { Badge: 'BADGE-1', TaxId: 'ATU12345678', RN_TT: 'false', PasswordSet: 'true', Attributes: 'Normalize_D=3 Log_debug' });
+    assert.deepEqual(p.json.Profile, { Badge: 'BADGE-1', TaxId: 'ATU12345678', RN_TT: false, PasswordSet: true, Attributes: 'Normalize_D=3 Log_debug' });
     assert.doesNotMatch(p.text, /secret/);
     const db = new Database(join(svc.dataDir, 'journal', 'journal.sqlite'), { readonly: true });
     const stored = (db.prepare("SELECT value FROM settings WHERE key = 'profile:def'").get() as { value: string }).value;

@@ -13,6 +13,25 @@ import { transactionRoutes } from './routes/transactions.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
+/**
+ * A body as text: the charset of Content-Type, else the encoding of an XML declaration, else UTF-8;
+ * a byte order mark is dropped.
+ */
+export function bodyText(body: Buffer, contentTypeHeader: string | undefined): string {
+  let label = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentTypeHeader ?? '')?.[1];
+  if (!label) {
+    const head = body.subarray(0, 100).toString('latin1');
+    if (head.startsWith('<?xml')) label = /encoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1];
+  }
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(label ?? 'utf-8');
+  } catch {
+    throw new FiscalError('#MALFORMED', { format: 'request', detail: `unknown character set "${label ?? ''}"` });
+  }
+  return decoder.decode(body);
+}
+
 /** Query strings with lower-cased names; a repeated name keeps its first value. */
 export function parseQuery(qs: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -33,17 +52,26 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   });
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => {
+    try {
+      done(null, bodyText(body as Buffer, req.headers['content-type']));
+    } catch (e) {
+      done(e instanceof Error ? e : new Error(String(e)), undefined);
+    }
+  });
 
   app.setErrorHandler((error, req, res) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     const code = (error as { code?: string }).code;
     let e: unknown = error;
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new FiscalError('#TOO_LARGE', { value: BODY_LIMIT });
+    if (error instanceof FiscalError) e = error;
+    else if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new FiscalError('#TOO_LARGE', { value: BODY_LIMIT });
     else if (status < 500) e = new FiscalError('#MALFORMED', { format: 'HTTP request', detail: error instanceof Error ? error.message : String(error) });
     else req.log.error({ err: error }, 'unexpected error');
     const failure = failureOf(e, ctx.registers.lang(ctx.registers.get('def')));
-    return send(res, failureReply(formatOf(req), 'Result', failure, false));
+    const path = req.url.split('?')[0] ?? '';
+    const root = path === '/register' || path === '/restart' ? 'TraC' : 'Result';
+    return send(res, failureReply(formatOf(req), root, failure, ctx.profiles.settings('def').respond200));
   });
 
   app.setNotFoundHandler((req, res) => {

@@ -86,7 +86,9 @@ export interface CfgOutcome {
 export async function saveCfg(ctx: ServiceContext, reg: Register, sent: Obj): Promise<CfgOutcome> {
   const { cfg, warnings } = mergeCfg(reg.state.cfg, sent);
   if (canonicalJson(cfg) === canonicalJson(reg.state.cfg)) {
-    return { sq: reg.state.last.Cfg ?? 0, warnings: [...warnings, 'identical configuration: nothing recorded'] };
+    const sq = reg.state.last.Cfg ?? 0;
+    await reg.pending.get(sq); // the identical configuration may still be being committed
+    return { sq, warnings: [...warnings, 'identical configuration: nothing recorded'] };
   }
   const d = formatLocalDateTime(ctx.clock.now());
   const sealed = await appendRecord(ctx, reg, {

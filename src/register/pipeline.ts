@@ -5,7 +5,7 @@
  */
 import { type Lang, FiscalError } from '../shared/errors.js';
 import { contentHashes } from '../shared/canonical.js';
-import { type Doc, type Format, type Obj, decodeBody, responseFormat, str } from './codec/index.js';
+import { type Doc, type Format, type Obj, bodyFormat, decodeBody, responseFormat, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { type BusinessCase, classify } from './esr/business-case.js';
 import { formatLocalDateTime, yearOf } from './esr/datetime.js';
@@ -14,7 +14,7 @@ import { checkRules, checkShape } from './esr/validate.js';
 import { moduleFor } from './fiscal/registry.js';
 import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState } from './journal/types.js';
-import { type Register } from './registers.js';
+import { type Register, initialState } from './registers.js';
 import { rnOfQuery, rnOfTransaction } from './register-number.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
 
@@ -68,16 +68,17 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   const prevHash = state.hash;
   const counters = { fn: state.fn, tid: state.tid };
   let data: Obj;
+  let text: string;
   try {
     const fis = fiscalize ? fiscalize(sq, prevHash) : undefined;
     data = { _: prepared.type, SQ: String(sq), RN: state.rn, ...prepared.data };
     if (fis) data.Fis = fis;
+    text = JSON.stringify(data);
   } catch (e) {
     state.fn = counters.fn;
     state.tid = counters.tid;
     throw e;
   }
-  const text = JSON.stringify(data);
   const hash = chainHash(prevHash, text);
   const sig = ctx.signer.sign(signingPayload(data, hash.toString('hex')));
   const record: JournalRecord = { ...prepared.index, rid: state.rid, sq, type: prepared.type, data: text, hash, sig };
@@ -120,11 +121,12 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
   if (tn) {
     const key = `${tl}/${tt}/${tn}`;
     const pendingSq = reg.pendingTn.get(key);
-    const candidates = await ctx.store.byTn(reg.state.rid, tl, tt, tn);
-    if (pendingSq !== undefined && !candidates.some((c) => c.sq === pendingSq)) {
-      const r = await ctx.registers.record(reg, pendingSq);
-      if (r) candidates.push(r);
+    if (pendingSq !== undefined) {
+      // the same TL/TT/TN is being committed: wait for it, then look again
+      await reg.pending.get(pendingSq);
+      return findDuplicate(ctx, reg, mode, esr, ch, rh, year);
     }
+    const candidates = await ctx.store.byTn(reg.state.rid, tl, tt, tn);
     for (const r of candidates) if (same(r)) return r;
     const clash = candidates.find((r) => yearOf(r.d) === year);
     if (clash) throw new FiscalError('#TN_USED', { id: key, sq: clash.sq });
@@ -142,19 +144,27 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
 
 type Outcome = { sealed: Sealed; duplicate?: boolean };
 
-/** The original a void or return names (rule 10): its FN, else its TL/TT/TN. */
-export function referenceOf(esr: Obj): string | undefined {
-  const rfn = str(esr, 'RFN');
-  if (rfn) return `FN:${rfn}`;
-  const rtn = str(esr, 'RTN');
-  if (rtn) return `TN:${str(esr, 'RTL') ?? ''}/${str(esr, 'RTT') ?? ''}/${rtn}`;
-  return undefined;
+/**
+ * The original a void or return names (rule 10), as one key whichever way it is named: `TN:TL/TT/TN`
+ * (RTL and RTT default to the request's own), or for an RFN the TL/TT/TN of that FN when this journal
+ * has it, else `FN:<RFN>`.
+ */
+export async function referenceOf(ctx: ServiceContext, reg: Register, esr: Obj): Promise<string | undefined> {
+  const rfn = str(esr, 'RFN')?.trim();
+  const rtn = str(esr, 'RTN')?.trim();
+  if (rtn) {
+    const own = identityOf(esr);
+    return `TN:${str(esr, 'RTL')?.trim() || own.tl}/${str(esr, 'RTT')?.trim() || own.tt}/${rtn}`;
+  }
+  if (!rfn) return undefined;
+  const original = (await ctx.store.byFn(reg.state.rid, rfn)).find((r) => r.type === 'Tra');
+  return original ? `TN:${original.tl ?? ''}/${original.tt ?? ''}/${original.tn ?? ''}` : `FN:${rfn}`;
 }
 
 /** Rule 10: a void names its original, and an original is voided once. */
 async function checkNotVoided(ctx: ServiceContext, reg: Register, esr: Obj): Promise<string | undefined> {
-  if (str(esr, 'Void') !== '1') return referenceOf(esr);
-  const ref = referenceOf(esr);
+  const ref = await referenceOf(ctx, reg, esr);
+  if (str(esr, 'Void') !== '1') return ref;
   if (!ref) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFN (or ESR.RTL, ESR.RTT and ESR.RTN)' });
   const earlier = (await ctx.store.byRef(reg.state.rid, ref)).find((r) => r.bc === 'void');
   const sq = earlier?.sq ?? reg.pendingVoid.get(ref);
@@ -162,29 +172,56 @@ async function checkNotVoided(ctx: ServiceContext, reg: Register, esr: Obj): Pro
   return ref;
 }
 
-async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode): Promise<Outcome> {
+interface Checked {
+  esr: Obj;
+  bc: BusinessCase;
+  warnings: string[];
+}
+
+/** Normalize, classify and validate (steps 2 to 4) against a register's state; no side effects on it. */
+function checkTransaction(ctx: ServiceContext, state: RegisterState, type: 'Tra' | 'TraS', esrIn: Obj, now: Date): Checked {
+  const module = moduleFor(state.cfg);
+  const norm = normalizeTra(esrIn, { now, letters: module.letters, assignTn: type === 'Tra', nextTn: (tl, tt, y) => nextTn(state, tl, tt, y) });
+  const bc: BusinessCase = classify(norm.esr);
+  checkRules(norm.esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type === 'TraS' });
+  module.validate(norm.esr, bc);
+  return { esr: norm.esr, bc, warnings: norm.warnings };
+}
+
+/** The first request of a register that does not exist yet is checked before the register is created. */
+export function checkBeforeCreating(ctx: ServiceContext, rn: string, doc: Doc): void {
+  if (doc.root !== 'Tra' && doc.root !== 'TraS') return;
+  const copy = structuredClone(doc.body);
+  const esrIn = checkShape(doc.root, copy);
+  checkTransaction(ctx, { ...initialState(rn), rid: -1 }, doc.root, esrIn, ctx.clock.now());
+}
+
+async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode, attempt = 0): Promise<Outcome> {
   const type = doc.root as 'Tra' | 'TraS';
   const esrIn = checkShape(type, doc.body);
   const { ch, rh } = contentHashes(esrIn);
   const dIn = str(esrIn, 'D');
   const year = dIn ? yearOf(dIn) : ctx.clock.now().getFullYear();
+  let ref: string | undefined;
   if (type === 'Tra') {
     const original = await findDuplicate(ctx, reg, mode, esrIn, ch, rh, year);
     if (original) return { sealed: sealedOf(original), duplicate: true };
+    ref = await checkNotVoided(ctx, reg, esrIn);
   }
-  const ref = type === 'Tra' ? await checkNotVoided(ctx, reg, esrIn) : undefined;
+  // From here to the submit nothing awaits: the register's head cannot move under us.
+  // What the awaits above looked at may have changed meanwhile: look again.
+  const tnIn = str(esrIn, 'TN');
+  if (type === 'Tra' && tnIn) {
+    const { tl: itl, tt: itt } = identityOf(esrIn);
+    if (reg.pendingTn.has(`${itl}/${itt}/${tnIn}`) && attempt < 5) return registerTra(ctx, reg, doc, mode, attempt + 1);
+  }
   if (ref && str(esrIn, 'Void') === '1' && reg.pendingVoid.has(ref)) {
     throw new FiscalError('#ALREADY_VOIDED', { value: ref.slice(3), sq: reg.pendingVoid.get(ref) ?? 0 });
   }
-  // From here to the submit nothing awaits: the register's head cannot move under us.
   const state = reg.state;
   const module = moduleFor(state.cfg);
   const now = ctx.clock.now();
-  const norm = normalizeTra(esrIn, { now, letters: module.letters, nextTn: (tl, tt, y) => nextTn(state, tl, tt, y) });
-  const esr = norm.esr;
-  const bc: BusinessCase = classify(esr);
-  checkRules(esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type === 'TraS' });
-  module.validate(esr, bc);
+  const { esr, bc, warnings } = checkTransaction(ctx, state, type, esrIn, now);
   const tl = str(esr, 'TL') ?? '';
   const tt = str(esr, 'TT') ?? '';
   const tn = str(esr, 'TN') ?? '';
@@ -192,8 +229,9 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   const data: Obj = { TS: formatLocalDateTime(now), BC: bc.kind };
   if (bc.flags.length) data.BCF = bc.flags.join(' ');
   data.ESR = esr;
-  if (norm.warnings.length) data.Warning = norm.warnings;
-  const index: Prepared['index'] = { d, tl, tt, tn, bc: bc.kind, ch, rh };
+  if (warnings.length) data.Warning = warnings;
+  // TraS starts a transaction: the TN belongs to the closing Tra, so TraS is not found by TN
+  const index: Prepared['index'] = type === 'Tra' ? { d, tl, tt, tn, bc: bc.kind, ch, rh } : { d, tl, tt, bc: bc.kind };
   if (ref) index.ref = ref;
   const t = str(esr, 'T');
   if (t !== undefined) index.t = t;
@@ -203,11 +241,12 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     type,
     data,
     index,
-    tnKey: `${tl}/${tt}/${tn}`,
+    ...(type === 'Tra' ? { tnKey: `${tl}/${tt}/${tn}` } : {}),
     ...(ref && bc.kind === 'void' ? { voidRef: ref } : {}),
     apply: (s, sq) => {
+      if (type !== 'Tra') return;
       noteTn(s, tl, tt, tn, yearOf(d));
-      if (type === 'Tra') s.lastTT[`${tl}/${tt}`] = { sq, rh: rh.toString('base64') };
+      s.lastTT[`${tl}/${tt}`] = { sq, rh: rh.toString('base64') };
     },
   };
   const sealed = await appendRecord(ctx, reg, prepared, (sq, prevHash) =>
@@ -224,7 +263,7 @@ async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Prom
 
 /** POST /register and POST /restart: one request in, one reply out; never throws. */
 export async function registerTransaction(ctx: ServiceContext, req: RegisterRequest): Promise<Reply> {
-  let format: Format = responseFormat(req.accept, undefined);
+  let format: Format = responseFormat(req.accept, req.text.trim() ? bodyFormat(req.contentType, req.text) : undefined);
   let root = 'TraC';
   let lang: Lang = ctx.registers.lang(ctx.registers.get('def'));
   let respond200 = ctx.profiles.settings('def').respond200;
@@ -235,6 +274,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
     if (!ROOTS.includes(doc.root)) throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: ROOTS.join(', ') });
     const esrIn = doc.body.ESR;
     const rn = doc.root === 'Audit' ? rnOfQuery(ctx, req.query) : rnOfTransaction(ctx, typeof esrIn === 'object' && !Array.isArray(esrIn) ? esrIn : undefined, req.query);
+    if (!ctx.registers.get(rn)) checkBeforeCreating(ctx, rn, doc);
     const reg = await ctx.registers.getOrCreate(rn);
     lang = ctx.registers.lang(reg);
     const settings = ctx.profiles.settings(rn);

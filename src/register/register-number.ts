@@ -7,7 +7,12 @@ import { type Obj, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { identityOf } from './esr/normalize.js';
 
-export function registerNumber(taxId: string, tl: string, tt: string): string {
+/** `TaxId$TL_TT`; `$` and `_` would make it ambiguous, so TL and TT may not contain them (nor TaxId `$`). */
+export function registerNumber(taxId: string, tl: string, tt: string, prefix = ''): string {
+  for (const [name, v] of [['TL', tl], ['TT', tt]] as const) {
+    if (/[$_]/.test(v)) throw new FiscalError('#INVALID_VALUE', { field: `${prefix}${name}`, detail: `"${v}" may not contain $ or _ when one instance serves several registers (register number TaxId$TL_TT)` });
+  }
+  if (taxId.includes('$')) throw new FiscalError('#INVALID_VALUE', { field: `${prefix}TaxId`, detail: `"${taxId}" may not contain $` });
   return `${taxId}$${tl}_${tt}`;
 }
 
@@ -21,7 +26,7 @@ export function rnOfTransaction(ctx: ServiceContext, esr: Obj | undefined, query
   const { tl, tt } = identityOf(esr ?? {});
   const taxId = (esr && str(esr, 'TaxId')) || query.taxid || ctx.profiles.own('def').TaxId;
   if (!taxId) throw new FiscalError('#REGISTER_REQUIRED', { field: 'ESR.TaxId' });
-  return registerNumber(taxId, tl, tt);
+  return registerNumber(taxId, tl, tt, 'ESR.');
 }
 
 /** From the query of the other routes: `rn`, or TaxId/TL/TT. */

@@ -17,7 +17,7 @@ export interface Reply {
 const ANSWER_ROOT: Readonly<Record<string, string>> = { Tra: 'TraC', TraS: 'TraSC', Audit: 'AuditC', Cfg: 'CfgC' };
 
 export function answerRoot(requestRoot: string | undefined): string {
-  return (requestRoot && ANSWER_ROOT[requestRoot]) || 'TraC';
+  return (requestRoot && Object.hasOwn(ANSWER_ROOT, requestRoot) && ANSWER_ROOT[requestRoot]) || 'TraC';
 }
 
 export function statusOf(rc: RC, respond200: boolean, errorStatus?: number): number {
@@ -72,7 +72,7 @@ export function answerOf(sealed: Sealed, extra: { errorCode?: ErrorCode; warning
       body.Fis = fis;
     }
   }
-  return { root: ANSWER_ROOT[type] ?? 'TraC', body };
+  return { root: answerRoot(type), body };
 }
 
 export function reply(format: Format, cached: CachedResponse, status = 200): Reply {

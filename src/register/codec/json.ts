@@ -1,36 +1,44 @@
 import { parse as parseLossless } from 'lossless-json';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, type Value, type Doc, INTEGER_KEYS, isObj } from './model.js';
+import { MAX_DEPTH, checkDepth, checkName, checkText } from './guard.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-function hasNumber(v: Json): boolean {
+function hasNumber(v: Json, depth = 0): boolean {
   if (typeof v === 'number') return true;
-  if (Array.isArray(v)) return v.some(hasNumber);
-  if (v !== null && typeof v === 'object') return Object.values(v).some(hasNumber);
+  if (depth > MAX_DEPTH) return false; // refused by toValue with a clear message
+  if (Array.isArray(v)) return v.some((x) => hasNumber(x, depth + 1));
+  if (v !== null && typeof v === 'object') return Object.values(v).some((x) => hasNumber(x, depth + 1));
   return false;
 }
 
 /** JSON values to the string model: numbers keep their source text, booleans become 1/0, null is absent. */
-function toValue(v: unknown): Value | undefined {
+function toValue(v: unknown, depth: number, path: string): Value | undefined {
   if (v === null || v === undefined) return undefined;
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') {
+    checkText(v, 'json', path);
+    return v;
+  }
   if (typeof v === 'boolean') return v ? '1' : '0';
   if (typeof v === 'number') return String(v);
   if (typeof v === 'bigint') return v.toString();
+  checkDepth(depth, 'json', path);
   if (Array.isArray(v)) {
     const out: Value[] = [];
-    for (const item of v) {
-      const x = toValue(item);
+    v.forEach((item, i) => {
+      const x = toValue(item, depth + 1, `${path}[${i}]`);
       if (x !== undefined) out.push(x);
-    }
+    });
     return out;
   }
   if (typeof v === 'object') {
     // lossless-json hands numbers over as their source text; other objects are plain
     const out: Obj = {};
     for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
-      const x = toValue(item);
+      const p = path ? `${path}.${k}` : k;
+      checkName(k, 'json', p);
+      const x = toValue(item, depth + 1, p);
       if (x !== undefined) out[k] = x;
     }
     return out;
@@ -47,7 +55,7 @@ export function decodeJson(text: string): Doc {
   } catch (e) {
     throw new FiscalError('#MALFORMED', { format: 'JSON', detail: e instanceof Error ? e.message : String(e) });
   }
-  const value = toValue(parsed);
+  const value = toValue(parsed, 0, '');
   if (!isObj(value)) {
     throw new FiscalError('#MALFORMED', { format: 'JSON', detail: 'expected an object with one root property such as {"Tra":{...}}' });
   }

@@ -10,8 +10,9 @@ describe('responseFormat', () => {
     }
   });
 
-  test('Accept naming JSON gives JSON', () => {
-    assert.equal(responseFormat('application/json', 'xml'), 'json');
+  test('Accept naming only JSON does not override an XML body (HTTP libraries send it by default); without a body it gives JSON', () => {
+    assert.equal(responseFormat('application/json, text/plain, */*', 'xml'), 'xml');
+    assert.equal(responseFormat('application/json', 'xml'), 'xml');
     assert.equal(responseFormat('application/json', undefined), 'json');
   });
 

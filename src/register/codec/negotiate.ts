@@ -1,10 +1,12 @@
 import type { Format } from './model.js';
 
-/** The answer's format: Accept naming XML (text/xml, application/xml or the bare word) wins, then JSON, then the body's format. */
+/**
+ * The answer's format, as the spec puts it: the body's format, unless Accept asks for XML
+ * (text/xml, application/xml or the bare word); JSON by default. An Accept naming JSON does not
+ * turn an XML request into a JSON answer: many HTTP libraries send it on every request.
+ */
 export function responseFormat(accept: string | undefined, bodyFormat: Format | undefined): Format {
-  const a = (accept ?? '').toLowerCase();
-  if (a.includes('xml')) return 'xml';
-  if (a.includes('json')) return 'json';
+  if ((accept ?? '').toLowerCase().includes('xml')) return 'xml';
   return bodyFormat ?? 'json';
 }
 

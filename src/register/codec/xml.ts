@@ -6,6 +6,7 @@
 import { SaxesParser } from 'saxes';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, type Value, type Doc, LINE_ARRAYS, REPEATED, TEXT_ELEMENTS, isObj } from './model.js';
+import { checkDepth, checkName, checkText } from './guard.js';
 
 interface Element {
   name: string;
@@ -21,8 +22,15 @@ function parseTree(text: string): Element {
   const root: Element = { name: '', attrs: {}, children: [], text: '' };
   const stack: Element[] = [root];
   parser.on('opentag', (tag) => {
+    const path = stack.map((e) => e.name).filter(Boolean).concat(tag.name).join('.');
+    checkDepth(stack.length, 'xml', path);
+    checkName(tag.name, 'xml', path);
     const attrs: Record<string, string> = {};
-    for (const [k, v] of Object.entries(tag.attributes)) attrs[k] = v;
+    for (const [k, v] of Object.entries(tag.attributes)) {
+      checkName(k, 'xml', `${path}@${k}`);
+      checkText(v, 'xml', `${path}@${k}`);
+      attrs[k] = v;
+    }
     const el: Element = { name: tag.name, attrs, children: [], text: '' };
     (stack[stack.length - 1] as Element).children.push(el);
     stack.push(el);
@@ -78,6 +86,7 @@ export function decodeXml(text: string): Doc {
   try {
     tree = parseTree(text);
   } catch (e) {
+    if (e instanceof FiscalError) throw e;
     throw new FiscalError('#MALFORMED', { format: 'XML', detail: e instanceof Error ? e.message : String(e) });
   }
   const rootEl = tree.children[0];

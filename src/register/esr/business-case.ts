@@ -25,11 +25,15 @@ const NFS_KIND: Readonly<Record<string, BusinessKind>> = {
 
 const PTY_FLAG: Readonly<Record<string, string>> = { Vou: 'voucher', Dep: 'deposit', Tip: 'tip', Adv: 'advance', FoC: 'foc' };
 
+function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 export function classify(esr: Obj): BusinessCase {
   const flags = new Set<string>();
   const positions = lines(esr, 'PosA').filter(isPos);
   for (const p of positions) {
-    const flag = PTY_FLAG[str(p, 'PTY') ?? ''];
+    const flag = own(PTY_FLAG, str(p, 'PTY') ?? '');
     if (flag) flags.add(flag);
     if (str(p, 'Void') === '1') flags.add('lineVoid');
     if (str(p, 'Resume') === '1') flags.add('resume');
@@ -39,7 +43,7 @@ export function classify(esr: Obj): BusinessCase {
   if (str(esr, 'Test') === '1') flags.add('test');
 
   const nfs = str(esr, 'NFS');
-  if (nfs) return { kind: NFS_KIND[nfs.toUpperCase()] ?? 'nonfiscal', flags: [...flags], fiscal: false };
+  if (nfs) return { kind: own(NFS_KIND, nfs.toUpperCase()) ?? 'nonfiscal', flags: [...flags], fiscal: false };
   if (str(esr, 'NF')) return { kind: 'nonfiscal', flags: [...flags], fiscal: false };
   if (str(esr, 'Void') === '1') return { kind: 'void', flags: [...flags], fiscal: true };
 
@@ -49,7 +53,7 @@ export function classify(esr: Obj): BusinessCase {
     return { kind: 'return', flags: [...flags], fiscal: true };
   }
   if (flags.has('invoice')) return { kind: 'invoice', flags: [...flags], fiscal: true };
-  const only = (flag: string): boolean => positions.length > 0 && positions.every((p) => PTY_FLAG[str(p, 'PTY') ?? ''] === flag);
+  const only = (flag: string): boolean => positions.length > 0 && positions.every((p) => own(PTY_FLAG, str(p, 'PTY') ?? '') === flag);
   if (only('voucher')) return { kind: 'voucher', flags: [...flags], fiscal: true };
   if (only('deposit')) return { kind: 'deposit', flags: [...flags], fiscal: true };
   if (only('tip')) return { kind: 'tip', flags: [...flags], fiscal: true };

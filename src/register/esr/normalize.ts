@@ -12,6 +12,8 @@ import { analyzePositions, completeTax, generateTaxA, isMod, isPos, sumOf } from
 export interface NormalizeContext {
   now: Date;
   letters: TaxLetters;
+  /** number a missing TN (not for TraS: its TN belongs to the closing Tra) */
+  assignTn?: boolean;
   /** The next automatic TN of TL/TT in the given year. */
   nextTn(tl: string, tt: string, year: number): string;
 }
@@ -62,7 +64,7 @@ export function normalizeTra(esr: Obj, ctx: NormalizeContext): Normalized {
     esr.D = formatLocalDateTime(ctx.now);
     generated.D = true;
   }
-  if (!str(esr, 'TN')) {
+  if (!str(esr, 'TN') && ctx.assignTn !== false) {
     esr.TN = ctx.nextTn(tl, tt, yearOf(esr.D as string));
     generated.TN = true;
   }

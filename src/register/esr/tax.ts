@@ -31,7 +31,7 @@ function amountOf(line: Obj): Dec {
 }
 
 /** Which positions (by index into `positions`) a Mod's PN names; default the previous position. */
-function modTargets(pnSpec: string | undefined, positions: PositionInfo[], previous: number, field: string): number[] {
+function modTargets(pnSpec: string | undefined, positions: PositionInfo[], byPn: ReadonlyMap<string, number[]>, previous: number, field: string): number[] {
   if (pnSpec === undefined || pnSpec.trim() === '') {
     if (previous < 0) throw new FiscalError('#MOD_TARGET', { field, value: '(previous position)' });
     return [previous];
@@ -43,17 +43,17 @@ function modTargets(pnSpec: string | undefined, positions: PositionInfo[], previ
   }
   const out = new Set<number>();
   for (const token of spec.split(/\s+/)) {
-    const range = /^(\d+)-(\d+)$/.exec(token);
+    const range = /^(\d{1,9})-(\d{1,9})$/.exec(token);
     let hits: number[];
     if (range) {
       const lo = Number(range[1]);
       const hi = Number(range[2]);
       hits = positions.flatMap((p, i) => {
         const n = Number(p.pn);
-        return Number.isInteger(n) && n >= lo && n <= hi ? [i] : [];
+        return /^\d+$/.test(p.pn) && n >= lo && n <= hi ? [i] : [];
       });
     } else {
-      hits = positions.flatMap((p, i) => (p.pn === token || (/^\d+$/.test(token) && Number(p.pn) === Number(token) && /^\d+$/.test(p.pn)) ? [i] : []));
+      hits = byPn.get(/^\d+$/.test(token) ? String(Number(token)) : token) ?? [];
     }
     if (hits.length === 0) throw new FiscalError('#MOD_TARGET', { field, value: token });
     hits.forEach((h) => out.add(h));
@@ -77,10 +77,25 @@ export function analyzePositions(posA: Obj[]): PositionInfo[] {
       mods.push({ line, index, previous: positions.length - 1 });
     }
   });
+  // PN -> positions (numeric PNs by their value, so "01" and "1" are the same position)
+  const byPn = new Map<string, number[]>();
+  positions.forEach((p, i) => {
+    const key = /^\d+$/.test(p.pn) ? String(Number(p.pn)) : p.pn;
+    const list = byPn.get(key) ?? [];
+    list.push(i);
+    byPn.set(key, list);
+  });
+  // Mods naming the same positions are added up and split once: linear in the size of the receipt
+  const groups = new Map<string, { targets: number[]; amount: Dec }>();
   for (const { line, index, previous } of mods) {
-    const targets = modTargets(str(line, 'PN'), positions, previous, `ESR.PosA[${index}].PN`);
-    const weights = targets.map((t) => (positions[t] as PositionInfo).amt);
-    const shares = allocate(amountOf(line), weights);
+    const targets = modTargets(str(line, 'PN'), positions, byPn, previous, `ESR.PosA[${index}].PN`);
+    const key = targets.length === positions.length ? '*' : targets.join(',');
+    const g = groups.get(key);
+    if (g) g.amount = add(g.amount, amountOf(line));
+    else groups.set(key, { targets, amount: amountOf(line) });
+  }
+  for (const { targets, amount } of groups.values()) {
+    const shares = allocate(amount, targets.map((t) => (positions[t] as PositionInfo).amt));
     targets.forEach((t, k) => {
       const p = positions[t] as PositionInfo;
       p.modified = add(p.modified, shares[k] as Dec);
@@ -96,10 +111,14 @@ export interface GroupRef {
   prc: string;
 }
 
+function letterRate(letters: TaxLetters, token: string): string | undefined {
+  return Object.hasOwn(letters, token) ? letters[token] : undefined;
+}
+
 /** Resolves a position's tax group token without a TaxA: a letter of the table or a percentage. */
 export function resolveWithoutTaxA(token: string, letters: TaxLetters, field: string): GroupRef {
-  const letterRate = letters[token];
-  if (letterRate !== undefined) return { taxG: token, prc: letterRate };
+  const rate = letterRate(letters, token);
+  if (rate !== undefined) return { taxG: token, prc: rate };
   const m = PERCENT.exec(token);
   if (m) {
     const rate = dec(m[1] as string);
@@ -114,7 +133,7 @@ export function resolveWithTaxA(token: string, taxA: Obj[], letters: TaxLetters,
   const direct = taxA.findIndex((t) => str(t, 'TaxG') === token);
   if (direct >= 0) return direct;
   const m = PERCENT.exec(token);
-  const rateText = m ? m[1] : letters[token];
+  const rateText = m ? m[1] : letterRate(letters, token);
   if (rateText !== undefined) {
     const rate = dec(rateText);
     const byRate = taxA.findIndex((t) => !str(t, 'TTY') && eq(parseDec(str(t, 'Prc') ?? '') ?? { v: -1n, s: 0 }, rate));
@@ -132,6 +151,9 @@ export function generateTaxA(posA: Obj[], letters: TaxLetters, taxN: boolean): O
   const positions = analyzePositions(posA);
   const groups = new Map<string, { ref: GroupRef; amt: Dec }>();
   for (const p of positions) {
+    if (p.groups.length > 1) {
+      throw new FiscalError('#INVALID_VALUE', { field: `ESR.PosA[${p.index}].TaxG`, detail: `"${p.groups.join(' ')}" names several tax groups: send a TaxA element for each (method 3)` });
+    }
     p.groups.forEach((g) => {
       const ref = resolveWithoutTaxA(g, letters, `ESR.PosA[${p.index}].TaxG`);
       const key = ref.taxG;

@@ -4,7 +4,7 @@
  * validation rules of the spec, with exact decimals). Each failure throws a FiscalError naming its field.
  */
 import { FiscalError } from '../../shared/errors.js';
-import { type Dec, add, cmp, fmt, parseDec, ZERO } from '../../shared/money.js';
+import { type Dec, add, cmp, fmt, mul, parseDec, round, ZERO } from '../../shared/money.js';
 import { type Obj, type Value, isObj, lines, str } from '../codec/index.js';
 import type { TaxLetters } from '../fiscal/tax-letters.js';
 import { parseLocalDateTime, isDate, formatLocalDateTime } from './datetime.js';
@@ -50,6 +50,9 @@ function checkFields(prefix: string, o: Obj, table: Readonly<Record<string, Fiel
   }
 }
 
+/** The most lines one PosA, PayA or TaxA may hold: far beyond any receipt, and bounds the work per request. */
+export const MAX_LINES = 5000;
+
 /** Types and mandatory fields of a Tra/TraS ESR as sent. */
 export function checkShape(root: string, body: Obj): Obj {
   const esr = body.ESR;
@@ -71,6 +74,9 @@ export function checkShape(root: string, body: Obj): Obj {
     const v = esr[container];
     if (v === undefined) continue;
     const arr = Array.isArray(v) ? v : [v];
+    if (arr.length > MAX_LINES) {
+      throw new FiscalError('#INVALID_VALUE', { field: `ESR.${container}`, detail: `at most ${MAX_LINES} lines, got ${arr.length}` });
+    }
     const defaultType = allowed[0] as string;
     arr.forEach((line, i) => {
       const field = `ESR.${container}[${i}]`;
@@ -83,7 +89,7 @@ export function checkShape(root: string, body: Obj): Obj {
       checkFields(field, line, LINE_FIELDS[type] ?? {});
       const required = type === 'Pos' && str(line, 'PTY') === 'Mod' ? (LINE_REQUIRED.Mod ?? []) : (LINE_REQUIRED[type] ?? []);
       for (const r of required) {
-        if (str(line, r) === undefined || str(line, r) === '') throw new FiscalError('#MISSING_FIELD', { field: `${field}.${r}` });
+        if ((str(line, r) ?? '').trim() === '') throw new FiscalError('#MISSING_FIELD', { field: `${field}.${r}` });
       }
     });
     esr[container] = arr;
@@ -115,9 +121,21 @@ export function checkRules(esr: Obj, ctx: RuleContext): void {
   if (d && Math.abs(d.getTime() - ctx.now.getTime()) > ctx.normalizeDays * 86_400_000) {
     throw new FiscalError('#DATE_RANGE', { value: str(esr, 'D') ?? '', days: ctx.normalizeDays, now: formatLocalDateTime(ctx.now) });
   }
-  if (!ctx.nonFiscal && esr.PosA === undefined) {
-    throw new FiscalError('#MISSING_FIELD', { field: 'ESR.PosA' });
+  if (!ctx.nonFiscal && !hasPositions) {
+    throw new FiscalError('#MISSING_FIELD', { field: esr.PosA === undefined ? 'ESR.PosA' : 'ESR.PosA/Pos (at least one position)' });
   }
+  // Amt = Qty x Pri, rounded to the precision of Amt
+  posA.forEach((line, i) => {
+    if (!isPos(line)) return;
+    const qty = parseDec(str(line, 'Qty') ?? '');
+    const pri = parseDec(str(line, 'Pri') ?? '');
+    const amt = parseDec(str(line, 'Amt') ?? '');
+    if (!qty || !pri || !amt) return;
+    const product = round(mul(qty, pri), amt.s);
+    if (cmp(product, amt) !== 0) {
+      throw new FiscalError('#INVALID_VALUE', { field: `ESR.PosA[${i}].Amt`, detail: `${str(line, 'Amt') ?? ''} is not Qty ${str(line, 'Qty') ?? ''} x Pri ${str(line, 'Pri') ?? ''} = ${fmt(product)}` });
+    }
+  });
   const tText = str(esr, 'T');
   if (tText === undefined) return;
   const t = parseDec(tText) as Dec;

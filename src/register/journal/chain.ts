@@ -16,14 +16,19 @@ export function chainHash(prevHex: string, data: string): Buffer {
 export const PAYLOAD_VERSION = 'EFR1';
 
 type Fields = Record<string, unknown>;
+/** A payload field: `%` and `;` percent-encoded, so that no value can shift the fields after it. */
 const field = (o: unknown, k: string): string => {
   const v = typeof o === 'object' && o !== null ? (o as Fields)[k] : undefined;
-  return typeof v === 'string' ? v : '';
+  return typeof v === 'string' ? escapeField(v) : '';
 };
+
+export function escapeField(v: string): string {
+  return v.replace(/%/g, '%25').replace(/;/g, '%3B');
+}
 
 /**
  * The text the instance key signs for every record:
- * EFR1;RN;SQ;type;FN;ESR.D;TS;TL/TT/TN;T;record hash (hex).
+ * EFR1;RN;SQ;type;FN;ESR.D;TS;TL/TT/TN;T;record hash (hex), each field with `%` and `;` percent-encoded.
  * It names the receipt's printed facts and, through the hash, the whole record and its predecessors.
  * For the generic fiscal module it is also the receipt's Fis.Payload.
  */

@@ -64,6 +64,8 @@ export interface JournalStore {
   /** Records of a register with this TL/TT/TN (any year), oldest first. */
   byTn(rid: number, tl: string, tt: string, tn: string): Promise<JournalRecord[]>;
   get(rid: number, sq: number): Promise<JournalRecord | undefined>;
+  /** Records of a register with this FN, oldest first. */
+  byFn(rid: number, fn: string): Promise<JournalRecord[]>;
   /** Records of a register that refer to this original (voids and returns), oldest first. */
   byRef(rid: number, ref: string): Promise<JournalRecord[]>;
   /** Records of a register from SQ `from` to `to` inclusive, in SQ order, read in pages. */

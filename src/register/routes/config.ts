@@ -60,7 +60,8 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/profile', async (req, res) =>
     guarded(ctx, req, res, 'Profile', async () => {
       const rn = queryOf(req).rn ?? 'def';
-      return sendDoc(res, formatOf(req), 'Profile', ctx.profiles.view(rn));
+      const view = ctx.profiles.view(rn);
+      return sendJson(res, req, 'Profile', { ...view, RN_TT: view.RN_TT === 'true', PasswordSet: view.PasswordSet === 'true' }, view);
     }),
   );
 

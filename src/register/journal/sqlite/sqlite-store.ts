@@ -68,6 +68,7 @@ export class SqliteJournalStore implements JournalStore {
   private readonly selectByTn: Statement;
   private readonly selectOne: Statement;
   private readonly selectByRef: Statement;
+  private readonly selectByFn: Statement;
   private readonly selectRange: Statement;
   private readonly appendInline: Appender | undefined;
   private readonly writer: Worker | undefined;
@@ -114,6 +115,7 @@ export class SqliteJournalStore implements JournalStore {
     this.selectByTn = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND tn = ? AND tt = ? AND tl = ? ORDER BY sq');
     this.selectOne = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq = ?');
     this.selectByRef = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND ref = ? ORDER BY sq');
+    this.selectByFn = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND fn = ? ORDER BY sq');
     this.selectRange = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq >= ? AND sq <= ? ORDER BY sq LIMIT 500');
   }
 
@@ -146,6 +148,10 @@ export class SqliteJournalStore implements JournalStore {
   async get(rid: number, sq: number): Promise<JournalRecord | undefined> {
     const row = this.selectOne.get(rid, sq) as Row | undefined;
     return row ? toRecord(row) : undefined;
+  }
+
+  async byFn(rid: number, fn: string): Promise<JournalRecord[]> {
+    return (this.selectByFn.all(rid, fn) as Row[]).map(toRecord);
   }
 
   async byRef(rid: number, ref: string): Promise<JournalRecord[]> {
