@@ -16,20 +16,24 @@ const BAD_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 
 const FORMAT: Readonly<Record<Format, string>> = { json: 'JSON', xml: 'XML' };
 
-export function checkName(name: string, format: Format, path: string): void {
+/** Where the problem is; a function when the path is costly to build and only needed on failure. */
+type Path = string | (() => string);
+const pathText = (p: Path): string => (typeof p === 'function' ? p() : p);
+
+export function checkName(name: string, format: Format, path: Path): void {
   if (!NAME.test(name) || FORBIDDEN_NAMES.has(name)) {
-    throw new FiscalError('#MALFORMED', { format: FORMAT[format], detail: `property name "${name.slice(0, 40)}" at ${path || 'the root'} is not allowed` });
+    throw new FiscalError('#MALFORMED', { format: FORMAT[format], detail: `property name "${name.slice(0, 40)}" at ${pathText(path) || 'the root'} is not allowed` });
   }
 }
 
-export function checkText(text: string, format: Format, path: string): void {
+export function checkText(text: string, format: Format, path: Path): void {
   if (BAD_TEXT.test(text)) {
-    throw new FiscalError('#MALFORMED', { format: FORMAT[format], detail: `${path} contains a control character` });
+    throw new FiscalError('#MALFORMED', { format: FORMAT[format], detail: `${pathText(path)} contains a control character` });
   }
 }
 
-export function checkDepth(depth: number, format: Format, path: string): void {
+export function checkDepth(depth: number, format: Format, path: Path): void {
   if (depth > MAX_DEPTH) {
-    throw new FiscalError('#MALFORMED', { format: FORMAT[format], detail: `${path} is nested deeper than ${MAX_DEPTH} levels` });
+    throw new FiscalError('#MALFORMED', { format: FORMAT[format], detail: `${pathText(path)} is nested deeper than ${MAX_DEPTH} levels` });
   }
 }

@@ -22,13 +22,13 @@ function parseTree(text: string): Element {
   const root: Element = { name: '', attrs: {}, children: [], text: '' };
   const stack: Element[] = [root];
   parser.on('opentag', (tag) => {
-    const path = stack.map((e) => e.name).filter(Boolean).concat(tag.name).join('.');
+    const path = (): string => stack.map((e) => e.name).filter(Boolean).concat(tag.name).join('.');
     checkDepth(stack.length, 'xml', path);
     checkName(tag.name, 'xml', path);
     const attrs: Record<string, string> = {};
     for (const [k, v] of Object.entries(tag.attributes)) {
-      checkName(k, 'xml', `${path}@${k}`);
-      checkText(v, 'xml', `${path}@${k}`);
+      checkName(k, 'xml', () => `${path()}@${k}`);
+      checkText(v, 'xml', () => `${path()}@${k}`);
       attrs[k] = v;
     }
     const el: Element = { name: tag.name, attrs, children: [], text: '' };

@@ -1,6 +1,11 @@
 /**
- * Group commit: appends submitted during one turn of the event loop are written in one
- * transaction (one fsync), and every submitter learns the outcome only after the commit.
+ * Group commit: appends submitted during one turn of the event loop go to the store as one batch
+ * (one transaction, one fsync), and every submitter learns the outcome only after the commit.
+ * Batches are handed over without waiting for the previous commit (the store applies them in order),
+ * so the disk is never idle while requests wait.
+ *
+ * A failed batch breaks the chain for everything handed over after it: those fail too, and so does
+ * anything submitted before the registers' state has been read back from the store.
  */
 import type { JournalRecord, JournalStore } from './types.js';
 
@@ -13,11 +18,14 @@ interface Waiting {
 export class GroupCommitter {
   private queue: Waiting[] = [];
   private scheduled = false;
-  private flushing: Promise<void> | undefined;
+  private inFlight = 0;
+  private idle: Array<() => void> = [];
+  /** set by a failed batch until the state is read back and the store resumed */
+  private broken: { error: unknown; rids: Set<number> } | undefined;
 
   /**
    * @param stateOf the serialized state of a register as of everything submitted so far
-   * @param onFailure called once per failed batch with the registers whose memory state is now ahead of the store
+   * @param onFailure reads the state of these registers back from the store
    */
   constructor(
     private readonly store: JournalStore,
@@ -30,41 +38,66 @@ export class GroupCommitter {
       this.queue.push({ record, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => void this.flush());
+        setImmediate(() => this.flush());
       }
     });
   }
 
-  private async flush(): Promise<void> {
-    if (this.flushing) await this.flushing;
+  private flush(): void {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
+    if (this.broken) {
+      this.fail(batch, this.broken.error);
+      return;
+    }
     const states = new Map<number, string>();
     for (const w of batch) if (!states.has(w.record.rid)) states.set(w.record.rid, this.stateOf(w.record.rid));
-    const run = (async () => {
-      try {
-        await this.store.append(batch.map((w) => w.record), states);
-      } catch (error) {
-        // Everything queued behind this batch was chained on top of it: it fails too.
-        const failed = [...batch, ...this.queue];
-        this.queue = [];
-        await this.onFailure(new Set(failed.map((w) => w.record.rid)), error).catch(() => undefined);
-        for (const w of failed) w.reject(error);
-        return;
-      }
-      for (const w of batch) w.resolve();
-    })();
-    this.flushing = run;
-    await run;
-    this.flushing = undefined;
+    this.inFlight += 1;
+    this.store.append(batch.map((w) => w.record), states).then(
+      () => {
+        for (const w of batch) w.resolve();
+        this.settled();
+      },
+      (error: unknown) => {
+        this.broken ??= { error, rids: new Set() };
+        this.fail(batch, error);
+        this.settled();
+      },
+    );
+  }
+
+  private fail(batch: Waiting[], error: unknown): void {
+    for (const w of batch) {
+      this.broken?.rids.add(w.record.rid);
+      w.reject(error);
+    }
+  }
+
+  private settled(): void {
+    this.inFlight -= 1;
+    if (this.inFlight > 0) return;
+    const broken = this.broken;
+    if (!broken) {
+      for (const f of this.idle.splice(0)) f();
+      return;
+    }
+    // everything handed over has settled: read the state back, then accept appends again
+    this.inFlight += 1;
+    this.onFailure(broken.rids, broken.error)
+      .catch(() => undefined)
+      .then(() => this.store.resume())
+      .finally(() => {
+        this.broken = undefined;
+        this.settled();
+      });
   }
 
   /** Waits until everything submitted so far is committed (or failed). */
   async drain(): Promise<void> {
-    while (this.queue.length || this.flushing) {
-      if (this.flushing) await this.flushing;
+    while (this.queue.length || this.inFlight || this.scheduled) {
+      if (this.inFlight) await new Promise<void>((r) => this.idle.push(r));
       else await new Promise((r) => setImmediate(r));
     }
   }

@@ -86,6 +86,12 @@ export function journalStoreContract(name: string, open: () => Promise<{ store: 
         await assert.rejects(store.append([...more, { ...(more[0] as JournalRecord) }], new Map([[rid, JSON.stringify({ ...initialState('def'), sq: 99 })]])));
         assert.equal(await store.count(rid), 5);
         assert.equal((await store.loadRegisters()).find((r) => r.rid === rid)?.sq, 5);
+        // the batches behind a failed one fail too, until resume()
+        await assert.rejects(store.append(more, new Map()), 'refused until resume');
+        assert.equal(await store.count(rid), 5);
+        await store.resume();
+        await store.append(more, new Map([[rid, JSON.stringify({ ...initialState('def'), sq: 10 })]]));
+        assert.equal(await store.count(rid), 10);
       } finally {
         await close();
       }

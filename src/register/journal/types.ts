@@ -59,8 +59,13 @@ export interface JournalStore {
   loadRegisters(): Promise<RegisterState[]>;
   /** Creates a register and returns its id. */
   createRegister(rn: string, state: Omit<RegisterState, 'rid'>): Promise<number>;
-  /** Appends records and the new states of their registers in one durable transaction. */
+  /**
+   * Appends records and the new states of their registers in one durable transaction. Calls are
+   * applied in the order they are made; once one fails, the later ones fail too until resume().
+   */
   append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>): Promise<void>;
+  /** Accepts appends again after a failed one (the caller has read the state back). */
+  resume(): Promise<void>;
   /** Records of a register with this TL/TT/TN (any year), oldest first. */
   byTn(rid: number, tl: string, tt: string, tn: string): Promise<JournalRecord[]>;
   get(rid: number, sq: number): Promise<JournalRecord | undefined>;

@@ -75,6 +75,8 @@ export class SqliteJournalStore implements JournalStore {
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private nextBatch = 1;
   private writerError: Error | undefined;
+  /** inline mode: a failed append stops the later ones until resume() */
+  private failed: Error | undefined;
 
   /**
    * @param options.writerThread commit in a worker thread (the service does; tools and tests may not)
@@ -131,7 +133,13 @@ export class SqliteJournalStore implements JournalStore {
 
   async append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>): Promise<void> {
     if (this.appendInline) {
-      this.appendInline(records, states);
+      if (this.failed) throw this.failed;
+      try {
+        this.appendInline(records, states);
+      } catch (e) {
+        this.failed = e instanceof Error ? e : new Error(String(e));
+        throw e;
+      }
       return;
     }
     if (this.writerError || !this.writer) throw this.writerError ?? new Error('no journal writer');
@@ -148,6 +156,11 @@ export class SqliteJournalStore implements JournalStore {
   async get(rid: number, sq: number): Promise<JournalRecord | undefined> {
     const row = this.selectOne.get(rid, sq) as Row | undefined;
     return row ? toRecord(row) : undefined;
+  }
+
+  async resume(): Promise<void> {
+    this.failed = undefined;
+    this.writer?.postMessage('resume');
   }
 
   async byFn(rid: number, fn: string): Promise<JournalRecord[]> {

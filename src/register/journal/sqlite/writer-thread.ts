@@ -19,16 +19,29 @@ const db = new Database(file);
 openForWriting(db, nosync);
 const append = createAppender(db);
 
-parentPort?.on('message', (msg: Batch | 'close') => {
+// After a failed batch, the batches already sent behind it were chained on top of it: refuse them
+// until the main thread has read the state back and says 'resume'.
+let failed: string | undefined;
+
+parentPort?.on('message', (msg: Batch | 'close' | 'resume') => {
   if (msg === 'close') {
     db.close();
     parentPort?.close();
+    return;
+  }
+  if (msg === 'resume') {
+    failed = undefined;
+    return;
+  }
+  if (failed !== undefined) {
+    parentPort?.postMessage({ id: msg.id, ok: false, error: `an earlier batch failed: ${failed}` });
     return;
   }
   try {
     append(msg.records, msg.states);
     parentPort?.postMessage({ id: msg.id, ok: true });
   } catch (e) {
-    parentPort?.postMessage({ id: msg.id, ok: false, error: e instanceof Error ? e.message : String(e) });
+    failed = e instanceof Error ? e.message : String(e);
+    parentPort?.postMessage({ id: msg.id, ok: false, error: failed });
   }
 });
