@@ -2,16 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { FiscalError } from '../../shared/errors.js';
 import { decodeBody, encode, lines, obj, str, isObj, clone, type Obj } from './index.js';
+import { fiscalError } from '../../shared/testing.js';
 
-function fiscalError(fn: () => unknown): FiscalError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof FiscalError) return e;
-    throw e;
-  }
-  return assert.fail('expected a FiscalError');
-}
 
 const RECEIPT_JSON = JSON.stringify({
   Tra: {

@@ -2,16 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { FiscalError } from '../../shared/errors.js';
 import { decodeJson, encodeJson } from './json.js';
+import { fiscalError } from '../../shared/testing.js';
 
-function fiscalError(fn: () => unknown): FiscalError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof FiscalError) return e;
-    throw e;
-  }
-  return assert.fail('expected a FiscalError');
-}
 
 describe('decodeJson', () => {
   test('returns root, body and format', () => {

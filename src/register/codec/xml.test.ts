@@ -3,16 +3,8 @@ import assert from 'node:assert/strict';
 import { FiscalError } from '../../shared/errors.js';
 import type { Obj } from './model.js';
 import { decodeXml, encodeXml } from './xml.js';
+import { fiscalError } from '../../shared/testing.js';
 
-function fiscalError(fn: () => unknown): FiscalError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof FiscalError) return e;
-    throw e;
-  }
-  return assert.fail('expected a FiscalError');
-}
 
 function esrOf(body: Obj): Obj {
   const esr = body.ESR;

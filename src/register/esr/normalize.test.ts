@@ -8,6 +8,7 @@ import { formatLocalDateTime } from './datetime.js';
 import { identityOf, normalizeTra, type NormalizeContext, type Normalized } from './normalize.js';
 import { analyzePositions } from './tax.js';
 import { checkRules, checkShape } from './validate.js';
+import { fiscalError } from '../../shared/testing.js';
 
 const NOW = new Date(2026, 10, 21, 9, 5, 7); // local 2026-11-21T09:05:07
 
@@ -34,15 +35,6 @@ function valid(esr: Obj): Obj {
   return n.esr;
 }
 
-function fiscalError(fn: () => unknown): FiscalError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof FiscalError) return e;
-    throw e;
-  }
-  return assert.fail('expected a FiscalError');
-}
 
 const pos = (extra: Obj): Obj => ({ _: 'Pos', Dsc: 'Article', ...extra });
 const mod = (extra: Obj): Obj => ({ _: 'Mod', Dsc: 'Discount', ...extra });

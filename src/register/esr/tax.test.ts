@@ -5,16 +5,8 @@ import { fmt } from '../../shared/money.js';
 import type { Obj } from '../codec/index.js';
 import { AT_LETTERS, DE_LETTERS } from '../fiscal/tax-letters.js';
 import { amountsPerTax, analyzePositions, completeTax, generateTaxA, isMod, isPos, resolveWithTaxA, resolveWithoutTaxA, sumOf } from './tax.js';
+import { fiscalError } from '../../shared/testing.js';
 
-function fiscalError(fn: () => unknown): FiscalError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof FiscalError) return e;
-    throw e;
-  }
-  return assert.fail('expected a FiscalError');
-}
 
 const pos = (pn: string, taxG: string, amt: string): Obj => ({ _: 'Pos', PN: pn, Dsc: 'x', TaxG: taxG, Amt: amt });
 const mod = (pn: string | undefined, amt: string): Obj => (pn === undefined ? { _: 'Mod', Amt: amt } : { _: 'Mod', PN: pn, Amt: amt });

@@ -5,18 +5,10 @@ import type { Obj } from '../codec/index.js';
 import { AT_LETTERS } from '../fiscal/tax-letters.js';
 import { normalizeTra } from './normalize.js';
 import { checkRules, checkShape, type RuleContext } from './validate.js';
+import { fiscalError } from '../../shared/testing.js';
 
 const NOW = new Date(2026, 10, 21, 12, 0, 0); // local 2026-11-21T12:00:00
 
-function fiscalError(fn: () => unknown): FiscalError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof FiscalError) return e;
-    throw e;
-  }
-  return assert.fail('expected a FiscalError');
-}
 
 function shapeError(esr: Obj): FiscalError {
   return fiscalError(() => checkShape('Tra', { ESR: esr }));
