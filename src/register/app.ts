@@ -10,6 +10,7 @@ import { failureOf, failureReply } from './respond.js';
 import { configRoutes } from './routes/config.js';
 import { formatOf, send } from './routes/http.js';
 import { transactionRoutes } from './routes/transactions.js';
+import { journalRoutes } from './routes/journal.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -81,5 +82,6 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
 
   transactionRoutes(app, ctx);
   configRoutes(app, ctx);
+  journalRoutes(app, ctx);
   return app;
 }

@@ -29,10 +29,13 @@ export function rnOfTransaction(ctx: ServiceContext, esr: Obj | undefined, query
   return registerNumber(taxId, tl, tt, 'ESR.');
 }
 
-/** From the query of the other routes: `rn`, or TaxId/TL/TT. */
+/**
+ * From the query of the other routes: `rn`, or (Multi POS) TaxId/TL/TT. With a single register, TL and
+ * TT are not register selectors (routes such as /find and /tra use them as filters).
+ */
 export function rnOfQuery(ctx: ServiceContext, query: Readonly<Record<string, string>>): string {
   if (query.rn) return query.rn;
-  if (query.tl && query.tt) {
+  if (ctx.profiles.multiPos() && query.tl && query.tt) {
     const taxId = query.taxid || ctx.profiles.own('def').TaxId || '';
     return registerNumber(taxId, query.tl, query.tt);
   }

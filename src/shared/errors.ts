@@ -247,6 +247,15 @@ const defs = {
       nl: 'Het journaal kon niet worden geschreven; de transactie is niet geregistreerd, probeer opnieuw',
     },
   },
+  '#FORBIDDEN': {
+    rc: 'BAD', status: 403,
+    msg: {
+      en: '{value} is allowed only from this machine or with the profile password',
+      de: '{value} ist nur von diesem Rechner oder mit dem Profilpasswort erlaubt',
+      fr: '{value} n\'est autorisé que depuis cette machine ou avec le mot de passe du profil',
+      nl: '{value} is alleen toegestaan vanaf deze machine of met het profielwachtwoord',
+    },
+  },
   '#NOT_FOUND': {
     rc: 'BAD', status: 404,
     msg: {

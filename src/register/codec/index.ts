@@ -2,6 +2,8 @@ import { FiscalError } from '../../shared/errors.js';
 import type { Doc, Format, Obj } from './model.js';
 import { decodeJson, encodeJson } from './json.js';
 import { decodeXml, encodeXml } from './xml.js';
+export { encodeJsonValue } from './json.js';
+export { encodeXmlElement } from './xml.js';
 import { bodyFormat } from './negotiate.js';
 
 export * from './model.js';

@@ -81,6 +81,11 @@ function toJson(v: Value, key: string): Json {
   return out;
 }
 
+/** One value as JSON text, with the JSON types of the wire (SQ and TID integers). */
+export function encodeJsonValue(key: string, v: Value): string {
+  return JSON.stringify(toJson(v, key));
+}
+
 export function encodeJson(root: string, body: Obj): string {
   return JSON.stringify({ [root]: toJson(body, root) });
 }

@@ -20,6 +20,8 @@ export interface Doc {
 /** Containers whose children are typed lines (`_` in JSON, the element name in XML). */
 export const LINE_ARRAYS: ReadonlySet<string> = new Set([
   'PosA', 'PayA', 'TaxA', 'ZTaxA', 'ZFisUnitA', 'ZFisTraA', 'ZCatA', 'ZPayA', 'ZCreditRsnA', 'ZOprA', 'ZAuditA',
+  // lists of journal records (GET /find, /retrieve): each item's `_` is its record type
+  'Records',
 ]);
 
 /** The default line type of a container when a JSON client leaves `_` out. */

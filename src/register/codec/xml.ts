@@ -150,6 +150,13 @@ function writeObject(name: string, o: Obj, out: string[]): void {
   out.push(`</${name}>`);
 }
 
+/** One element without the XML declaration, for streaming a list. */
+export function encodeXmlElement(name: string, body: Obj): string {
+  const out: string[] = [];
+  writeObject(name, body, out);
+  return out.join('');
+}
+
 export function encodeXml(root: string, body: Obj): string {
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
   writeObject(root, body, out);

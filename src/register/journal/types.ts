@@ -54,6 +54,30 @@ export interface JournalRecord {
   sig: Buffer;
 }
 
+/** Indexed criteria of GET /find and GET /retrieve; every one given must match. */
+export interface FindQuery {
+  type?: RecordType;
+  fn?: string;
+  tl?: string;
+  tt?: string;
+  tn?: string;
+  /** D equal to this value, or starting with it (a date matches the whole day) */
+  d?: string;
+  /** D on or after (local date or date-time) */
+  from?: string;
+  /** D before (exclusive; the caller turns a date into the next day) */
+  before?: string;
+  t?: string;
+  nfs?: string;
+  bc?: string;
+  sq?: number;
+  /** SQ strictly after (asc) or before (desc) this one: the continuation */
+  afterSq?: number;
+  /** last SQ to return (inclusive), for /retrieve */
+  endSq?: number;
+  sort: 'asc' | 'desc';
+}
+
 export interface JournalStore {
   /** All registers with their state, as of the last commit. */
   loadRegisters(): Promise<RegisterState[]>;
@@ -75,6 +99,8 @@ export interface JournalStore {
   byRef(rid: number, ref: string): Promise<JournalRecord[]>;
   /** Records of a register from SQ `from` to `to` inclusive, in SQ order, read in pages. */
   range(rid: number, from: number, to?: number): AsyncIterable<JournalRecord>;
+  /** Records matching the query in SQ order, read in pages of `pageSize`. */
+  find(rid: number, query: FindQuery, pageSize?: number): AsyncIterable<JournalRecord>;
   count(rid?: number): Promise<number>;
   getSetting(key: string): Promise<string | undefined>;
   putSetting(key: string, value: string): Promise<void>;

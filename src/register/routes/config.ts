@@ -22,7 +22,7 @@ function typedState(record: Obj): Record<string, unknown> {
 
 export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/cfg', async (req, res) =>
-    guarded(ctx, req, res, 'Cfg', async () => {
+    guarded(ctx, req, res, 'Result', async () => {
       const rn = rnOfQuery(ctx, queryOf(req));
       const reg = ctx.registers.get(rn);
       return sendDoc(res, formatOf(req), 'Cfg', reg ? reg.state.cfg : {});
@@ -58,7 +58,7 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   );
 
   app.get('/profile', async (req, res) =>
-    guarded(ctx, req, res, 'Profile', async () => {
+    guarded(ctx, req, res, 'Result', async () => {
       const rn = queryOf(req).rn ?? 'def';
       const view = ctx.profiles.view(rn);
       return sendJson(res, req, 'Profile', { ...view, RN_TT: view.RN_TT === 'true', PasswordSet: view.PasswordSet === 'true' }, view);
@@ -75,7 +75,7 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   );
 
   app.get('/state', async (req, res) =>
-    guarded(ctx, req, res, 'State', async () => {
+    guarded(ctx, req, res, 'Result', async () => {
       const record = stateRecord(ctx);
       return sendJson(res, req, 'State', typedState(record), record);
     }),

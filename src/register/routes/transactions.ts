@@ -23,7 +23,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   app.post('/restart', async (req, res) => send(res, await handler('restart')(req)));
 
   app.get('/last', async (req, res) =>
-    guarded(ctx, req, res, 'TraC', async () => {
+    guarded(ctx, req, res, 'Result', async () => {
       const q = queryOf(req);
       const rn = rnOfQuery(ctx, q);
       const reg = ctx.registers.get(rn);

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import { type Appender, createAppender, openForWriting } from './append.js';
-import type { JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
+import type { FindQuery, JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS registers (
@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE INDEX IF NOT EXISTS journal_tn ON journal (rid, tn, tt, tl) WHERE tn IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journal_fn ON journal (rid, fn) WHERE fn IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journal_ref ON journal (rid, ref) WHERE ref IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_d ON journal (rid, d);
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
   BEGIN SELECT RAISE(ABORT, 'journal records cannot be changed'); END;
 CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
@@ -178,6 +179,56 @@ export class SqliteJournalStore implements JournalStore {
       for (const row of rows) yield toRecord(row);
       if (rows.length < 500) return;
       next = (rows[rows.length - 1] as Row).sq + 1;
+    }
+  }
+
+  async *find(rid: number, q: FindQuery, pageSize = 200): AsyncIterable<JournalRecord> {
+    const where: string[] = ['rid = @rid'];
+    const params: Record<string, string | number> = { rid };
+    const eq = (column: string, value: string | number | undefined): void => {
+      if (value === undefined) return;
+      where.push(`${column} = @${column}`);
+      params[column] = value;
+    };
+    eq('type', q.type);
+    eq('fn', q.fn);
+    eq('tn', q.tn);
+    eq('tt', q.tt);
+    eq('tl', q.tl);
+    eq('t', q.t);
+    eq('nfs', q.nfs);
+    eq('bc', q.bc);
+    eq('sq', q.sq);
+    if (q.d !== undefined) {
+      // a date or date-time prefix: a range on the index
+      where.push('d >= @dlo AND d < @dhi');
+      params.dlo = q.d;
+      params.dhi = `${q.d}\uffff`;
+    }
+    if (q.from !== undefined) {
+      where.push('d >= @from');
+      params.from = q.from;
+    }
+    if (q.before !== undefined) {
+      where.push('d < @before');
+      params.before = q.before;
+    }
+    if (q.endSq !== undefined) {
+      where.push('sq <= @endSq');
+      params.endSq = q.endSq;
+    }
+    const asc = q.sort === 'asc';
+    let after = q.afterSq;
+    const sql = (withAfter: boolean): string =>
+      `SELECT * FROM journal WHERE ${where.join(' AND ')}${withAfter ? ` AND sq ${asc ? '>' : '<'} @after` : ''} ORDER BY sq ${asc ? 'ASC' : 'DESC'} LIMIT ${pageSize}`;
+    const first = this.db.prepare(sql(after !== undefined));
+    const next = this.db.prepare(sql(true));
+    for (let page = 0; ; page++) {
+      const stmt = page === 0 ? first : next;
+      const rows = stmt.all(after === undefined ? params : { ...params, after }) as Row[];
+      for (const row of rows) yield toRecord(row);
+      if (rows.length < pageSize) return;
+      after = (rows[rows.length - 1] as Row).sq;
     }
   }
 

@@ -1,0 +1,156 @@
+/** GET /find, GET /tra, GET /retrieve: reading the journal. */
+import { Readable } from 'node:stream';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, normalize, sep } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { FiscalError } from '../../shared/errors.js';
+import { type Obj, contentType, encodeJsonValue, encodeXmlElement } from '../codec/index.js';
+import type { ServiceContext } from '../context.js';
+import { encodeContinuation, matchesFilters, parseFind } from '../journal/find-query.js';
+import type { JournalRecord } from '../journal/types.js';
+import { rnOfQuery } from '../register-number.js';
+import type { Register } from '../registers.js';
+import { answerOf, sealedOf } from '../respond.js';
+import { requireLocalOrPassword } from '../security/local-or-password.js';
+import { formatOf, guarded, queryOf, sendDoc } from './http.js';
+
+/** A journal record as the API shows it: its data with `_` naming the type, the fiscal data as answered, its hash. */
+export function recordView(record: JournalRecord): Obj {
+  const sealed = sealedOf(record);
+  const view: Obj = { ...sealed.data };
+  const answered = answerOf(sealed).body.Fis;
+  if (answered !== undefined) view.Fis = answered;
+  view.Hash = record.hash.toString('hex');
+  return view;
+}
+
+function registerOf(ctx: ServiceContext, q: Readonly<Record<string, string>>): Register {
+  const rn = rnOfQuery(ctx, q);
+  const reg = ctx.registers.get(rn);
+  if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
+  return reg;
+}
+
+export function journalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get('/find', async (req, res) =>
+    guarded(ctx, req, res, 'Result', async () => {
+      const q = queryOf(req);
+      const reg = registerOf(ctx, q);
+      const { query, filters, rows, ms } = parseFind(q, reg.state.rid);
+      const started = Date.now();
+      const records: Obj[] = [];
+      let lastSq: number | undefined;
+      let more = false;
+      let timedOut = false;
+      for await (const r of ctx.store.find(reg.state.rid, query, Math.min(rows + 1, 500))) {
+        if (records.length >= rows) {
+          more = true;
+          break;
+        }
+        // at least one record is looked at per call, so that paging always makes progress
+        if (lastSq !== undefined && Date.now() - started > ms) {
+          timedOut = true;
+          more = true;
+          break;
+        }
+        lastSq = r.sq;
+        const view = recordView(r);
+        if (matchesFilters(view, filters)) records.push(view);
+      }
+      const body: Obj = { Count: String(records.length) };
+      if (more && lastSq !== undefined) body.Continuation = encodeContinuation({ rid: reg.state.rid, sort: query.sort, sq: lastSq });
+      if (timedOut) body.Warning = [`stopped after ${ms} ms; continue with the continuation`];
+      body.Records = records;
+      return sendDoc(res, formatOf(req), 'Find', body);
+    }),
+  );
+
+  app.get('/tra', async (req, res) =>
+    guarded(ctx, req, res, 'Result', async () => {
+      const q = queryOf(req);
+      const reg = registerOf(ctx, q);
+      if (!q.tn) throw new FiscalError('#MISSING_FIELD', { field: 'TN' });
+      const tt = q.tt ?? '1';
+      const tl = q.tl ?? '';
+      for await (const r of ctx.store.find(reg.state.rid, { type: 'Tra', tl, tt, tn: q.tn, sort: 'desc' }, 1)) {
+        const { _, ...view } = recordView(r);
+        return sendDoc(res, formatOf(req), 'Tra', view);
+      }
+      throw new FiscalError('#NOT_FOUND', { value: `transaction ${tl}/${tt}/${q.tn}` });
+    }),
+  );
+
+  app.get('/retrieve', async (req, res) =>
+    guarded(ctx, req, res, 'Result', async () => {
+      const q = queryOf(req);
+      const rn = rnOfQuery(ctx, q);
+      requireLocalOrPassword(ctx, req, q, rn, 'GET /retrieve');
+      const reg = registerOf(ctx, q);
+      if (q.last === undefined) throw new FiscalError('#MISSING_FIELD', { field: 'last' });
+      if (!/^\d{1,15}$/.test(q.last)) throw new FiscalError('#INVALID_VALUE', { field: 'last', detail: `the SQ after which to read (0 = from the start), got "${q.last}"` });
+      if (q.endsq !== undefined && !/^\d{1,15}$/.test(q.endsq)) throw new FiscalError('#INVALID_VALUE', { field: 'endSQ', detail: `an SQ, got "${q.endsq}"` });
+      const { query, filters } = parseFind({ ...q, sort: 'asc', continuation: '' }, reg.state.rid, { sort: 'asc' });
+      query.afterSq = Number(q.last);
+      if (q.endsq !== undefined) query.endSq = Number(q.endsq);
+      const matching = async function* (): AsyncGenerator<Obj> {
+        for await (const r of ctx.store.find(reg.state.rid, query, 500)) {
+          const view = recordView(r);
+          if (matchesFilters(view, filters)) yield view;
+        }
+      };
+      if (q.target) return sendDoc(res, formatOf(req), 'Retrieve', await writeTarget(ctx, q.target, matching()));
+      const format = formatOf(req);
+      const stream = async function* (): AsyncGenerator<string> {
+        let first = true;
+        if (format === 'xml') {
+          yield '<?xml version="1.0" encoding="UTF-8"?>\n<Retrieve><Records>';
+          for await (const v of matching()) {
+            const { _, ...rest } = v;
+            yield encodeXmlElement(typeof _ === 'string' ? _ : 'Record', rest);
+          }
+          yield '</Records></Retrieve>';
+        } else {
+          yield '{"Retrieve":{"Records":[';
+          for await (const v of matching()) {
+            yield `${first ? '' : ','}${encodeJsonValue('', v)}`;
+            first = false;
+          }
+          yield ']}}';
+        }
+      };
+      return res.code(200).type(contentType(format)).send(Readable.from(stream()));
+    }),
+  );
+}
+
+/** `target`: files of 1000 records (`NNNN.jou`, JSON arrays) in a folder under `<data>/retrieve/`. */
+async function writeTarget(ctx: ServiceContext, target: string, records: AsyncIterable<Obj>): Promise<Obj> {
+  const rel = normalize(target).replace(/^[/\\]+/, '');
+  if (isAbsolute(target) || rel.split(sep).includes('..') || rel === '' || rel === '.') {
+    throw new FiscalError('#INVALID_VALUE', { field: 'target', detail: `a folder name below the data folder's retrieve/ folder, got "${target}"` });
+  }
+  const dir = join(ctx.dataDir, 'retrieve', rel);
+  mkdirSync(dir, { recursive: true });
+  let count = 0;
+  let file = -1;
+  let batch: string[] = [];
+  const files: string[] = [];
+  const flush = (): void => {
+    if (file < 0 || batch.length === 0) return;
+    const name = `${String(file).padStart(4, '0')}.jou`;
+    writeFileSync(join(dir, name), `[${batch.join(',\n')}]\n`);
+    files.push(name);
+    batch = [];
+  };
+  for await (const v of records) {
+    const n = Math.floor(Number(v.SQ) / 1000);
+    if (n !== file) {
+      flush();
+      file = n;
+    }
+    batch.push(encodeJsonValue('', v));
+    count += 1;
+  }
+  flush();
+  return { Count: String(count), Target: join('retrieve', rel), Files: files.join(' ') };
+}
