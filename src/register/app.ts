@@ -11,6 +11,7 @@ import { configRoutes } from './routes/config.js';
 import { formatOf, send } from './routes/http.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { journalRoutes } from './routes/journal.js';
+import { reprintRoutes } from './routes/reprint.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -83,5 +84,6 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   transactionRoutes(app, ctx);
   configRoutes(app, ctx);
   journalRoutes(app, ctx);
+  reprintRoutes(app, ctx);
   return app;
 }

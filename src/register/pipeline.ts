@@ -15,6 +15,7 @@ import { moduleFor } from './fiscal/registry.js';
 import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState } from './journal/types.js';
 import { type Register, initialState } from './registers.js';
+import { type References, loadReferences, stale } from './originals.js';
 import { rnOfQuery, rnOfTransaction } from './register-number.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
 
@@ -52,8 +53,8 @@ interface Prepared {
   index: Omit<JournalRecord, 'rid' | 'sq' | 'data' | 'hash' | 'sig' | 'type'>;
   /** the TL/TT/TN key of a transaction with a TN, for duplicate detection while pending */
   tnKey?: string;
-  /** the original a void refers to, for rule 10 while pending */
-  voidRef?: string;
+  /** the original it names and the parked receipt it resumes, for rule 10 and parking while pending */
+  refs?: References;
   /** update of the register's counters, applied in the synchronous section */
   apply?: (state: RegisterState, sq: number) => void;
 }
@@ -93,7 +94,10 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   const committed = ctx.committer.submit(record);
   reg.pending.set(sq, committed.catch(() => undefined));
   if (prepared.tnKey) reg.pendingTn.set(prepared.tnKey, sq);
-  if (prepared.voidRef) reg.pendingVoid.set(prepared.voidRef, sq);
+  const ref = prepared.refs?.ref;
+  const resume = prepared.refs?.resume;
+  if (ref) reg.pendingRef.set(ref, sq);
+  if (resume) reg.pendingResume.set(resume, sq);
   try {
     await committed;
   } catch {
@@ -101,7 +105,8 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   } finally {
     reg.pending.delete(sq);
     if (prepared.tnKey && reg.pendingTn.get(prepared.tnKey) === sq) reg.pendingTn.delete(prepared.tnKey);
-    if (prepared.voidRef && reg.pendingVoid.get(prepared.voidRef) === sq) reg.pendingVoid.delete(prepared.voidRef);
+    if (ref && reg.pendingRef.get(ref) === sq) reg.pendingRef.delete(ref);
+    if (resume && reg.pendingResume.get(resume) === sq) reg.pendingResume.delete(resume);
   }
   return { data, hash, sig };
 }
@@ -144,34 +149,6 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
 
 type Outcome = { sealed: Sealed; duplicate?: boolean };
 
-/**
- * The original a void or return names (rule 10), as one key whichever way it is named: `TN:TL/TT/TN`
- * (RTL and RTT default to the request's own), or for an RFN the TL/TT/TN of that FN when this journal
- * has it, else `FN:<RFN>`.
- */
-export async function referenceOf(ctx: ServiceContext, reg: Register, esr: Obj): Promise<string | undefined> {
-  const rfn = str(esr, 'RFN')?.trim();
-  const rtn = str(esr, 'RTN')?.trim();
-  if (rtn) {
-    const own = identityOf(esr);
-    return `TN:${str(esr, 'RTL')?.trim() || own.tl}/${str(esr, 'RTT')?.trim() || own.tt}/${rtn}`;
-  }
-  if (!rfn) return undefined;
-  const original = (await ctx.store.byFn(reg.state.rid, rfn)).find((r) => r.type === 'Tra');
-  return original ? `TN:${original.tl ?? ''}/${original.tt ?? ''}/${original.tn ?? ''}` : `FN:${rfn}`;
-}
-
-/** Rule 10: a void names its original, and an original is voided once. */
-async function checkNotVoided(ctx: ServiceContext, reg: Register, esr: Obj): Promise<string | undefined> {
-  const ref = await referenceOf(ctx, reg, esr);
-  if (str(esr, 'Void') !== '1') return ref;
-  if (!ref) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFN (or ESR.RTL, ESR.RTT and ESR.RTN)' });
-  const earlier = (await ctx.store.byRef(reg.state.rid, ref)).find((r) => r.bc === 'void');
-  const sq = earlier?.sq ?? reg.pendingVoid.get(ref);
-  if (sq !== undefined) throw new FiscalError('#ALREADY_VOIDED', { value: ref.slice(3), sq });
-  return ref;
-}
-
 interface Checked {
   esr: Obj;
   bc: BusinessCase;
@@ -202,11 +179,11 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   const { ch, rh } = contentHashes(esrIn);
   const dIn = str(esrIn, 'D');
   const year = dIn ? yearOf(dIn) : ctx.clock.now().getFullYear();
-  let ref: string | undefined;
+  let refs: References | undefined;
   if (type === 'Tra') {
     const original = await findDuplicate(ctx, reg, mode, esrIn, ch, rh, year);
     if (original) return { sealed: sealedOf(original), duplicate: true };
-    ref = await checkNotVoided(ctx, reg, esrIn);
+    refs = await loadReferences(ctx, reg, esrIn);
   }
   // From here to the submit nothing awaits: the register's head cannot move under us.
   // What the awaits above looked at may have changed meanwhile: look again.
@@ -215,13 +192,17 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     const { tl: itl, tt: itt } = identityOf(esrIn);
     if (reg.pendingTn.has(`${itl}/${itt}/${tnIn}`) && attempt < 5) return registerTra(ctx, reg, doc, mode, attempt + 1);
   }
-  if (ref && str(esrIn, 'Void') === '1' && reg.pendingVoid.has(ref)) {
-    throw new FiscalError('#ALREADY_VOIDED', { value: ref.slice(3), sq: reg.pendingVoid.get(ref) ?? 0 });
+  const busy = refs ? stale(reg, refs) : undefined;
+  if (busy !== undefined) {
+    if (attempt >= 5) throw new FiscalError('#INTERNAL');
+    await reg.pending.get(busy);
+    return registerTra(ctx, reg, doc, mode, attempt + 1);
   }
   const state = reg.state;
   const module = moduleFor(state.cfg);
   const now = ctx.clock.now();
   const { esr, bc, warnings } = checkTransaction(ctx, state, type, esrIn, now);
+  refs?.check(esr, bc);
   const tl = str(esr, 'TL') ?? '';
   const tt = str(esr, 'TT') ?? '';
   const tn = str(esr, 'TN') ?? '';
@@ -232,7 +213,8 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   if (warnings.length) data.Warning = warnings;
   // TraS starts a transaction: the TN belongs to the closing Tra, so TraS is not found by TN
   const index: Prepared['index'] = type === 'Tra' ? { d, tl, tt, tn, bc: bc.kind, ch, rh } : { d, tl, tt, bc: bc.kind };
-  if (ref) index.ref = ref;
+  if (refs?.ref) index.ref = refs.ref;
+  if (refs?.resume) index.resume = refs.resume;
   const t = str(esr, 'T');
   if (t !== undefined) index.t = t;
   const nfs = str(esr, 'NFS');
@@ -242,7 +224,7 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     data,
     index,
     ...(type === 'Tra' ? { tnKey: `${tl}/${tt}/${tn}` } : {}),
-    ...(ref && bc.kind === 'void' ? { voidRef: ref } : {}),
+    ...(refs ? { refs } : {}),
     apply: (s, sq) => {
       if (type !== 'Tra') return;
       noteTn(s, tl, tt, tn, yearOf(d));
@@ -261,19 +243,35 @@ async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Prom
   return { sealed: await appendRecord(ctx, reg, { type: 'Audit', data: { TS: d, Audit: doc.body }, index: { d } }) };
 }
 
-/** POST /register and POST /restart: one request in, one reply out; never throws. */
-export async function registerTransaction(ctx: ServiceContext, req: RegisterRequest): Promise<Reply> {
+/** A request whose body is made by the service (a void built from its original), with its register. */
+export interface BuiltRequest {
+  doc: Doc;
+  rn: string;
+}
+
+/**
+ * POST /register and POST /restart (and, through `build`, /register/void): one request in, one reply
+ * out; never throws.
+ */
+export async function registerTransaction(ctx: ServiceContext, req: RegisterRequest, build?: (doc: Doc | undefined) => Promise<BuiltRequest>): Promise<Reply> {
   let format: Format = responseFormat(req.accept, req.text.trim() ? bodyFormat(req.contentType, req.text) : undefined);
   let root = 'TraC';
   let lang: Lang = ctx.registers.lang(ctx.registers.get('def'));
   let respond200 = ctx.profiles.settings('def').respond200;
   try {
-    const doc = decodeBody(req.text, req.contentType, 'Tra, TraS or Audit');
+    let doc: Doc;
+    let rn: string;
+    if (build) {
+      const given = req.text.trim() ? decodeBody(req.text, req.contentType, 'Tra') : undefined;
+      ({ doc, rn } = await build(given));
+    } else {
+      doc = decodeBody(req.text, req.contentType, 'Tra, TraS or Audit');
+      if (!ROOTS.includes(doc.root)) throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: ROOTS.join(', ') });
+      const esrIn = doc.body.ESR;
+      rn = doc.root === 'Audit' ? rnOfQuery(ctx, req.query) : rnOfTransaction(ctx, typeof esrIn === 'object' && !Array.isArray(esrIn) ? esrIn : undefined, req.query);
+    }
     format = responseFormat(req.accept, doc.format);
     root = answerRoot(doc.root);
-    if (!ROOTS.includes(doc.root)) throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: ROOTS.join(', ') });
-    const esrIn = doc.body.ESR;
-    const rn = doc.root === 'Audit' ? rnOfQuery(ctx, req.query) : rnOfTransaction(ctx, typeof esrIn === 'object' && !Array.isArray(esrIn) ? esrIn : undefined, req.query);
     if (!ctx.registers.get(rn)) checkBeforeCreating(ctx, rn, doc);
     const reg = await ctx.registers.getOrCreate(rn);
     lang = ctx.registers.lang(reg);

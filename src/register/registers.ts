@@ -20,8 +20,10 @@ export interface Register {
   pending: Map<number, Promise<void>>;
   /** TL/TT/TN of pending transactions, to their SQ */
   pendingTn: Map<string, number>;
-  /** originals referred to by pending voids, to the void's SQ */
-  pendingVoid: Map<string, number>;
+  /** originals referred to by pending records (voids, returns, reprints), to the record's SQ */
+  pendingRef: Map<string, number>;
+  /** parked receipts (FN) resumed by pending records, to the record's SQ */
+  pendingResume: Map<string, number>;
 }
 
 export function initialState(rn: string): Omit<RegisterState, 'rid'> {
@@ -40,7 +42,7 @@ export class Registers {
   }
 
   private add(state: RegisterState): Register {
-    const reg: Register = { state, last: new Map(), pending: new Map(), pendingTn: new Map(), pendingVoid: new Map() };
+    const reg: Register = { state, last: new Map(), pending: new Map(), pendingTn: new Map(), pendingRef: new Map(), pendingResume: new Map() };
     this.byRn.set(state.rn, reg);
     this.byRid.set(state.rid, reg);
     return reg;

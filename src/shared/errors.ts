@@ -184,6 +184,33 @@ const defs = {
       nl: 'De oorspronkelijke transactie {value} is al geannuleerd (SQ {sq})',
     },
   },
+  '#RETURN_EXCEEDS': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field}: returns {asked} of "{value}", but only {left} of the original remain to be returned',
+      de: '{field}: gibt {asked} von "{value}" zurück, vom Original sind aber nur noch {left} rückgebbar',
+      fr: '{field} : retourne {asked} de « {value} », mais il n\'en reste que {left} de l\'original à retourner',
+      nl: '{field}: retourneert {asked} van "{value}", maar van het origineel kunnen nog maar {left} worden geretourneerd',
+    },
+  },
+  '#ALREADY_RESUMED': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The parked receipt {value} was already resumed (SQ {sq})',
+      de: 'Der geparkte Beleg {value} wurde bereits fortgesetzt (SQ {sq})',
+      fr: 'Le ticket en attente {value} a déjà été repris (SQ {sq})',
+      nl: 'Het geparkeerde bonnetje {value} is al hervat (SQ {sq})',
+    },
+  },
+  '#LINE_VOID': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: '{field} voids "{value}", but no earlier position of this receipt has that much of it left',
+      de: '{field} storniert "{value}", aber keine vorherige Position dieses Belegs hat davon noch so viel',
+      fr: '{field} annule « {value} », mais aucune position précédente de ce ticket n\'en a encore autant',
+      nl: '{field} annuleert "{value}", maar geen eerdere positie van dit bonnetje heeft daar nog zoveel van',
+    },
+  },
   '#FN_GIVEN': {
     rc: 'BAD', status: 400,
     msg: {

@@ -4,7 +4,7 @@
  * position amounts per tax element. All arithmetic is exact.
  */
 import { FiscalError } from '../../shared/errors.js';
-import { type Dec, add, allocate, cmp, dec, eq, fmt, parseDec, taxOfGross, taxOfNet, sub, sum, ZERO, significantScale } from '../../shared/money.js';
+import { type Dec, add, allocate, cmp, dec, eq, fmt, parseDec, sign, taxOfGross, taxOfNet, sub, sum, ZERO, significantScale } from '../../shared/money.js';
 import { type Obj, str } from '../codec/index.js';
 import type { TaxLetters } from '../fiscal/tax-letters.js';
 
@@ -24,6 +24,20 @@ export function isMod(line: Obj): boolean {
 
 export function isPos(line: Obj): boolean {
   return line._ === 'Pos' && str(line, 'PTY') !== 'Mod';
+}
+
+/** What identifies an article across lines and receipts: its GTIN, else its article number, else its description. */
+export function articleKey(pos: Obj): string {
+  const inr = str(pos, 'IN');
+  if (inr) return `IN:${inr}`;
+  const sku = str(pos, 'SKU');
+  if (sku) return `SKU:${sku}`;
+  return `Dsc:${str(pos, 'Dsc') ?? ''}`;
+}
+
+/** A position's quantity (the sign of its amount when Qty is absent). */
+export function qtyOf(pos: Obj): Dec {
+  return parseDec(str(pos, 'Qty') ?? '') ?? (sign(amountOf(pos)) < 0 ? { v: -1n, s: 0 } : { v: 1n, s: 0 });
 }
 
 function amountOf(line: Obj): Dec {

@@ -4,12 +4,12 @@
  * validation rules of the spec, with exact decimals). Each failure throws a FiscalError naming its field.
  */
 import { FiscalError } from '../../shared/errors.js';
-import { type Dec, add, cmp, fmt, mul, parseDec, round, ZERO } from '../../shared/money.js';
+import { type Dec, add, cmp, fmt, mul, neg, parseDec, round, sign, sub, ZERO } from '../../shared/money.js';
 import { type Obj, type Value, isObj, lines, str } from '../codec/index.js';
 import type { TaxLetters } from '../fiscal/tax-letters.js';
 import { parseLocalDateTime, isDate, formatLocalDateTime } from './datetime.js';
 import { type FieldType, ESR_FIELDS, LINE_FIELDS, LINE_REQUIRED, LINE_TYPES_OF, describe } from './fields.js';
-import { amountsPerTax, analyzePositions, isMod, isPos, sumOf } from './tax.js';
+import { amountsPerTax, analyzePositions, articleKey, isMod, isPos, qtyOf, sumOf } from './tax.js';
 
 function checkValue(field: string, value: Value, type: FieldType): void {
   if (typeof value !== 'string') {
@@ -124,6 +124,21 @@ export function checkRules(esr: Obj, ctx: RuleContext): void {
   if (!ctx.nonFiscal && !hasPositions) {
     throw new FiscalError('#MISSING_FIELD', { field: esr.PosA === undefined ? 'ESR.PosA' : 'ESR.PosA/Pos (at least one position)' });
   }
+  // line voids: a voided line takes back an earlier position of this receipt
+  const sold = new Map<string, Dec>();
+  posA.forEach((line, i) => {
+    if (!isPos(line)) return;
+    const key = articleKey(line);
+    const q = qtyOf(line);
+    if (str(line, 'Void') !== '1') {
+      if (sign(q) > 0) sold.set(key, add(sold.get(key) ?? ZERO, q));
+      return;
+    }
+    const left = sold.get(key) ?? ZERO;
+    const taken = sign(q) < 0 ? neg(q) : q;
+    if (cmp(taken, left) > 0) throw new FiscalError('#LINE_VOID', { field: `ESR.PosA[${i}]`, value: key.slice(key.indexOf(':') + 1) });
+    sold.set(key, sub(left, taken));
+  });
   // Amt = Qty x Pri, rounded to the precision of Amt
   posA.forEach((line, i) => {
     if (!isPos(line)) return;

@@ -47,8 +47,10 @@ export interface JournalRecord {
   ch?: Buffer;
   /** content hash without D and TN, for POST /restart */
   rh?: Buffer;
-  /** the original a void or return refers to: `FN:<RFN>` or `TN:<RTL>/<RTT>/<RTN>` */
+  /** the original a void, return or reprint refers to: `FN:<RFN>` or `TN:<RTL>/<RTT>/<RTN>` */
   ref?: string;
+  /** the FN of the parked receipt this transaction resumes (ESR.ResumeFN) */
+  resume?: string;
   data: string;
   hash: Buffer;
   sig: Buffer;
@@ -97,6 +99,8 @@ export interface JournalStore {
   byFn(rid: number, fn: string): Promise<JournalRecord[]>;
   /** Records of a register that refer to this original (voids and returns), oldest first. */
   byRef(rid: number, ref: string): Promise<JournalRecord[]>;
+  /** Records of a register that resumed the parked receipt with this FN, oldest first. */
+  byResume(rid: number, fn: string): Promise<JournalRecord[]>;
   /** Records of a register from SQ `from` to `to` inclusive, in SQ order, read in pages. */
   range(rid: number, from: number, to?: number): AsyncIterable<JournalRecord>;
   /** Records matching the query in SQ order, read in pages of `pageSize`. */

@@ -5,6 +5,7 @@ import type { ServiceContext } from '../context.js';
 import type { RecordType } from '../journal/types.js';
 import { RECORD_TYPES } from '../journal/types.js';
 import { type Mode, registerTransaction } from '../pipeline.js';
+import { buildVoid } from '../void.js';
 import { rnOfQuery } from '../register-number.js';
 import { answerOf, reply, sealedOf } from '../respond.js';
 import { formatOf, guarded, queryOf, send } from './http.js';
@@ -21,6 +22,15 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
 
   app.post('/register', async (req, res) => send(res, await handler('register')(req)));
   app.post('/restart', async (req, res) => send(res, await handler('restart')(req)));
+
+  const voidHandler = (last: boolean) => async (req: FastifyRequest) =>
+    registerTransaction(
+      ctx,
+      { text: typeof req.body === 'string' ? req.body : '', contentType: req.headers['content-type'], accept: req.headers.accept, query: queryOf(req), mode: 'register' },
+      buildVoid(ctx, queryOf(req), last),
+    );
+  app.post('/register/void', async (req, res) => send(res, await voidHandler(false)(req)));
+  app.post('/register/void/last', async (req, res) => send(res, await voidHandler(true)(req)));
 
   app.get('/last', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {

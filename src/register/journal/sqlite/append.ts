@@ -22,14 +22,14 @@ export function openForWriting(db: Db, nosync = false): void {
 
 export function createAppender(db: Db): Appender {
   const insert = db.prepare(
-    'INSERT INTO journal (rid, sq, type, d, tl, tt, tn, fn, t, nfs, bc, ch, rh, ref, data, hash, sig) VALUES (@rid, @sq, @type, @d, @tl, @tt, @tn, @fn, @t, @nfs, @bc, @ch, @rh, @ref, @data, @hash, @sig)',
+    'INSERT INTO journal (rid, sq, type, d, tl, tt, tn, fn, t, nfs, bc, ch, rh, ref, resume, data, hash, sig) VALUES (@rid, @sq, @type, @d, @tl, @tt, @tn, @fn, @t, @nfs, @bc, @ch, @rh, @ref, @resume, @data, @hash, @sig)',
   );
   const updateState = db.prepare('UPDATE registers SET state = ? WHERE rid = ?');
   return db.transaction((records: readonly JournalRecord[], states: ReadonlyMap<number, string> | ReadonlyArray<[number, string]>) => {
     for (const r of records) {
       insert.run({
         rid: r.rid, sq: r.sq, type: r.type, d: r.d, tl: r.tl ?? null, tt: r.tt ?? null, tn: r.tn ?? null, fn: r.fn ?? null,
-        t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: buf(r.ch), rh: buf(r.rh), ref: r.ref ?? null,
+        t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: buf(r.ch), rh: buf(r.rh), ref: r.ref ?? null, resume: r.resume ?? null,
         // the record's JSON text, compressed: about a fifth of its size for an ordinary receipt
         data: deflateRawSync(r.data, { level: 3 }), hash: buf(r.hash), sig: buf(r.sig),
       });

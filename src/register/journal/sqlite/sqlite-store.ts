@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS journal (
   type TEXT NOT NULL,
   d    TEXT NOT NULL,
   tl   TEXT, tt TEXT, tn TEXT, fn TEXT, t TEXT, nfs TEXT, bc TEXT,
-  ch   BLOB, rh BLOB, ref TEXT,
+  ch   BLOB, rh BLOB, ref TEXT, resume TEXT,
   data BLOB NOT NULL, -- the record's JSON text, deflate-compressed (raw deflate)
   hash BLOB NOT NULL,
   sig  BLOB NOT NULL,
@@ -33,6 +33,7 @@ CREATE INDEX IF NOT EXISTS journal_tn ON journal (rid, tn, tt, tl) WHERE tn IS N
 CREATE INDEX IF NOT EXISTS journal_fn ON journal (rid, fn) WHERE fn IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journal_ref ON journal (rid, ref) WHERE ref IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journal_d ON journal (rid, d);
+CREATE INDEX IF NOT EXISTS journal_resume ON journal (rid, resume) WHERE resume IS NOT NULL;
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
   BEGIN SELECT RAISE(ABORT, 'journal records cannot be changed'); END;
 CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
@@ -46,7 +47,7 @@ CREATE TABLE IF NOT EXISTS settings (
 interface Row {
   rid: number; sq: number; type: string; d: string;
   tl: string | null; tt: string | null; tn: string | null; fn: string | null; t: string | null; nfs: string | null; bc: string | null;
-  ch: Buffer | null; rh: Buffer | null; ref: string | null; data: Buffer; hash: Buffer; sig: Buffer;
+  ch: Buffer | null; rh: Buffer | null; ref: string | null; resume: string | null; data: Buffer; hash: Buffer; sig: Buffer;
 }
 
 function toRecord(r: Row): JournalRecord {
@@ -61,6 +62,7 @@ function toRecord(r: Row): JournalRecord {
   if (r.ch !== null) rec.ch = r.ch;
   if (r.rh !== null) rec.rh = r.rh;
   if (r.ref !== null) rec.ref = r.ref;
+  if (r.resume !== null) rec.resume = r.resume;
   return rec;
 }
 
@@ -70,6 +72,7 @@ export class SqliteJournalStore implements JournalStore {
   private readonly selectOne: Statement;
   private readonly selectByRef: Statement;
   private readonly selectByFn: Statement;
+  private readonly selectByResume: Statement;
   private readonly selectRange: Statement;
   private readonly appendInline: Appender | undefined;
   private readonly writer: Worker | undefined;
@@ -119,6 +122,7 @@ export class SqliteJournalStore implements JournalStore {
     this.selectOne = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq = ?');
     this.selectByRef = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND ref = ? ORDER BY sq');
     this.selectByFn = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND fn = ? ORDER BY sq');
+    this.selectByResume = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND resume = ? ORDER BY sq');
     this.selectRange = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq >= ? AND sq <= ? ORDER BY sq LIMIT 500');
   }
 
@@ -166,6 +170,10 @@ export class SqliteJournalStore implements JournalStore {
 
   async byFn(rid: number, fn: string): Promise<JournalRecord[]> {
     return (this.selectByFn.all(rid, fn) as Row[]).map(toRecord);
+  }
+
+  async byResume(rid: number, fn: string): Promise<JournalRecord[]> {
+    return (this.selectByResume.all(rid, fn) as Row[]).map(toRecord);
   }
 
   async byRef(rid: number, ref: string): Promise<JournalRecord[]> {
