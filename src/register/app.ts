@@ -12,6 +12,7 @@ import { formatOf, send } from './routes/http.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { journalRoutes } from './routes/journal.js';
 import { reprintRoutes } from './routes/reprint.js';
+import { repoRoutes } from './routes/repo.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -85,5 +86,6 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   configRoutes(app, ctx);
   journalRoutes(app, ctx);
   reprintRoutes(app, ctx);
+  repoRoutes(app, ctx);
   return app;
 }

@@ -30,11 +30,11 @@ export const DEFAULT_LINE_TYPE: Readonly<Record<string, string>> = {
 };
 
 /** Elements that may repeat side by side in XML and are arrays in JSON. */
-export const REPEATED: ReadonlySet<string> = new Set(['Tag', 'Warning', 'Dev', 'DE_Agentur', 'Delivery', 'Lines', 'layouts']);
+export const REPEATED: ReadonlySet<string> = new Set(['Tag', 'Warning', 'Dev', 'DE_Agentur', 'Delivery', 'Lines', 'layouts', 'Diff']);
 
 /** Scalars written as child text elements in XML rather than as attributes (long or free text). */
 export const TEXT_ELEMENTS: ReadonlySet<string> = new Set([
-  'Code', 'Link', 'Payload', 'Signature', 'ES_TBAI_Code', 'ErrorCode', 'UserMessage', 'Message', 'Warning', 'Lines',
+  'Code', 'Link', 'Payload', 'Signature', 'ES_TBAI_Code', 'ErrorCode', 'UserMessage', 'Message', 'Warning', 'Lines', 'Diff', 'Text',
 ]);
 
 /** Scalars that are JSON integers in responses (typed clients read them as int). */
