@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { median, runLoad, type LoadResult } from './load.js';
 import { describeExit, freePort, httpAgent, indent, startServer, stopServer, waitReady, type ServerProcess } from './proc.js';
+import { runFindBench } from './find.js';
 import { makePool, type PoolReceipt } from './receipts.js';
 
 const HELP = `Load bench of POST /register: the EFR service against a naive durable reference.
@@ -415,6 +416,12 @@ async function main(): Promise<number> {
     if (rows.some(flagged)) lines.push('FLAGGED rows had non-2xx answers or connection errors during measured runs: their figures are not valid.');
     lines.push(`(medians of ${opts.runs} run(s) of ${opts.seconds} s; req/s counts 2xx answers only; latency of 2xx answers)`);
     process.stdout.write(`\n${lines.join('\n')}\n`);
+    if (!opts.referenceOnly) {
+      const records = Number(process.env['BENCH_FIND_RECORDS'] ?? (opts.quick ? 100_000 : 1_000_000));
+      process.stdout.write(`\n/find on a journal of ${records} records (BENCH_FIND_RECORDS)...\n`);
+      const find = await runFindBench(repoRoot, opts.serviceEntry, records, opts.quick ? 100 : 500);
+      process.stdout.write(`${find.lines.join('\n')}\n`);
+    }
   } catch (err) {
     if (!(err instanceof BenchFailure)) throw err;
     process.stderr.write(`\nBENCH FAILED: ${err.message}\n`);

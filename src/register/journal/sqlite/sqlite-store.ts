@@ -29,11 +29,13 @@ CREATE TABLE IF NOT EXISTS journal (
   sig  BLOB NOT NULL,
   UNIQUE (rid, sq)
 );
-CREATE INDEX IF NOT EXISTS journal_tn ON journal (rid, tn, tt, tl) WHERE tn IS NOT NULL;
-CREATE INDEX IF NOT EXISTS journal_fn ON journal (rid, fn) WHERE fn IS NOT NULL;
-CREATE INDEX IF NOT EXISTS journal_ref ON journal (rid, ref) WHERE ref IS NOT NULL;
+-- lookups end with sq, so that they come out in SQ order without sorting (and the planner prefers them
+-- to walking the (rid, sq) key)
+CREATE INDEX IF NOT EXISTS journal_tn ON journal (rid, tn, tt, tl, sq) WHERE tn IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_fn ON journal (rid, fn, sq) WHERE fn IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_ref ON journal (rid, ref, sq) WHERE ref IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journal_d ON journal (rid, d);
-CREATE INDEX IF NOT EXISTS journal_resume ON journal (rid, resume) WHERE resume IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_resume ON journal (rid, resume, sq) WHERE resume IS NOT NULL;
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
   BEGIN SELECT RAISE(ABORT, 'journal records cannot be changed'); END;
 CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
