@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startService } from './register/server.js';
+import { verifyCommand } from './register/journal/export/verify-cli.js';
 
 const USAGE = `usage: efr <command> [options]
 
@@ -13,6 +14,8 @@ commands:
             --port N     HTTP port (default 5618, or EFR_PORT)
             --data DIR   data folder (default ./data, or EFR_DATA)
             --host ADDR  address to listen on (default 0.0.0.0)
+  verify    verify a journal export: efr verify <jou.zip>
+            checks every record's hash chain and signature, names the first broken one
 `;
 
 async function serve(args: string[]): Promise<void> {
@@ -46,6 +49,9 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'verify':
+      process.exitCode = await verifyCommand(rest);
+      return;
     case undefined:
     case 'help':
     case '--help':

@@ -13,6 +13,7 @@ import { transactionRoutes } from './routes/transactions.js';
 import { journalRoutes } from './routes/journal.js';
 import { reprintRoutes } from './routes/reprint.js';
 import { repoRoutes } from './routes/repo.js';
+import { exportRoutes } from './routes/export.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -87,5 +88,6 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   journalRoutes(app, ctx);
   reprintRoutes(app, ctx);
   repoRoutes(app, ctx);
+  exportRoutes(app, ctx);
   return app;
 }

@@ -16,6 +16,7 @@ import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState } from './journal/types.js';
 import { type Register, initialState } from './registers.js';
 import { type References, loadReferences, stale } from './originals.js';
+import { addToTotals, addToZ, closeZ, totalsTags } from './closing/z-report.js';
 import { rnOfQuery, rnOfTransaction } from './register-number.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
 
@@ -55,29 +56,34 @@ interface Prepared {
   tnKey?: string;
   /** the original it names and the parked receipt it resumes, for rule 10 and parking while pending */
   refs?: References;
-  /** update of the register's counters, applied in the synchronous section */
-  apply?: (state: RegisterState, sq: number) => void;
+  /** update of the register's counters with the sealed record's data, applied in the synchronous section */
+  apply?: (state: RegisterState, sq: number, data: Obj) => void;
+}
+
+/** A sealed record on its way to the disk; `done` settles after the commit (rejects with #JOURNAL). */
+export interface Submitted {
+  sealed: Sealed;
+  done: Promise<void>;
 }
 
 /**
- * Appends one record to a register's chain: SQ, hash and signature are assigned synchronously
- * (no await between reading the head and submitting), the commit is awaited.
+ * Seals one record onto a register's chain and submits it: SQ, hash and signature are assigned
+ * synchronously (no await between reading the head and submitting).
  */
-export async function appendRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string) => Obj): Promise<Sealed> {
+export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string, data: Obj) => Obj): Submitted {
   const state = reg.state;
   const sq = state.sq + 1;
   const prevHash = state.hash;
-  const counters = { fn: state.fn, tid: state.tid };
+  const counters = { fn: state.fn, tid: state.tid, zi: state.zi };
   let data: Obj;
   let text: string;
   try {
-    const fis = fiscalize ? fiscalize(sq, prevHash) : undefined;
     data = { _: prepared.type, SQ: String(sq), RN: state.rn, ...prepared.data };
+    const fis = fiscalize ? fiscalize(sq, prevHash, data) : undefined;
     if (fis) data.Fis = fis;
     text = JSON.stringify(data);
   } catch (e) {
-    state.fn = counters.fn;
-    state.tid = counters.tid;
+    Object.assign(state, counters);
     throw e;
   }
   const hash = chainHash(prevHash, text);
@@ -90,7 +96,7 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   state.sq = sq;
   state.hash = hash.toString('hex');
   state.last[prepared.type] = sq;
-  prepared.apply?.(state, sq);
+  prepared.apply?.(state, sq, data);
   const committed = ctx.committer.submit(record);
   reg.pending.set(sq, committed.catch(() => undefined));
   if (prepared.tnKey) reg.pendingTn.set(prepared.tnKey, sq);
@@ -98,17 +104,25 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   const resume = prepared.refs?.resume;
   if (ref) reg.pendingRef.set(ref, sq);
   if (resume) reg.pendingResume.set(resume, sq);
-  try {
-    await committed;
-  } catch {
-    throw new FiscalError('#JOURNAL');
-  } finally {
+  const done = committed.then(
+    () => undefined,
+    () => {
+      throw new FiscalError('#JOURNAL');
+    },
+  ).finally(() => {
     reg.pending.delete(sq);
     if (prepared.tnKey && reg.pendingTn.get(prepared.tnKey) === sq) reg.pendingTn.delete(prepared.tnKey);
     if (ref && reg.pendingRef.get(ref) === sq) reg.pendingRef.delete(ref);
     if (resume && reg.pendingResume.get(resume) === sq) reg.pendingResume.delete(resume);
-  }
-  return { data, hash, sig };
+  });
+  return { sealed: { data, hash, sig }, done };
+}
+
+/** Seals a record and waits for its commit. */
+export async function appendRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string, data: Obj) => Obj): Promise<Sealed> {
+  const s = sealRecord(ctx, reg, prepared, fiscalize);
+  await s.done;
+  return s.sealed;
 }
 
 function remember(reg: Register, type: RecordType, sealed: Sealed): ReturnType<typeof answerOf> {
@@ -198,11 +212,33 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     await reg.pending.get(busy);
     return registerTra(ctx, reg, doc, mode, attempt + 1);
   }
+  const now = ctx.clock.now();
+  const settings = ctx.profiles.settings(reg.state.rn);
+  // Fiscal_ZLaunch: the first transaction of a new date is preceded by a Z of the day before
+  let autoZ: Submitted | undefined;
+  const day = (dIn ?? formatLocalDateTime(now)).slice(0, 10);
+  if (type === 'Tra' && settings.raw.has('fiscal_zlaunch') && str(esrIn, 'NFS')?.toUpperCase() !== 'Z' && reg.state.z.records > 0 && reg.state.z.lastD.slice(0, 10) !== day) {
+    // the transaction itself must pass before the day is closed for it
+    checkTransaction(ctx, structuredClone(reg.state), type, structuredClone(esrIn), now);
+    const { tl, tt } = identityOf(esrIn);
+    const zEsr: Obj = { TT: tt, NFS: 'Z', Rsn: 'Fiscal_ZLaunch' };
+    if (tl) zEsr.TL = tl;
+    autoZ = sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', zEsr, now), now, contentHashes(zEsr));
+  }
+  const checked = checkTransaction(ctx, reg.state, type, esrIn, now);
+  refs?.check(checked.esr, checked.bc);
+  const submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs);
+  if (autoZ) await autoZ.done;
+  await submitted.done;
+  return { sealed: submitted.sealed };
+}
+
+/** Seals a checked transaction (steps 5 and 6): index columns, counters, fiscal data, Z closing, grand totals. */
+function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', checked: Checked, now: Date, hashes: { ch: Buffer; rh: Buffer }, refs?: References): Submitted {
+  const { esr, bc, warnings } = checked;
+  const { ch, rh } = hashes;
   const state = reg.state;
   const module = moduleFor(state.cfg);
-  const now = ctx.clock.now();
-  const { esr, bc, warnings } = checkTransaction(ctx, state, type, esrIn, now);
-  refs?.check(esr, bc);
   const tl = str(esr, 'TL') ?? '';
   const tt = str(esr, 'TT') ?? '';
   const tn = str(esr, 'TN') ?? '';
@@ -219,22 +255,37 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   if (t !== undefined) index.t = t;
   const nfs = str(esr, 'NFS');
   if (nfs !== undefined) index.nfs = nfs;
+  const closing = type === 'Tra' && bc.kind === 'closing' && !bc.flags.includes('test');
   const prepared: Prepared = {
     type,
     data,
     index,
     ...(type === 'Tra' ? { tnKey: `${tl}/${tt}/${tn}` } : {}),
     ...(refs ? { refs } : {}),
-    apply: (s, sq) => {
+    apply: (s, sq, sealedData) => {
       if (type !== 'Tra') return;
       noteTn(s, tl, tt, tn, yearOf(d));
       s.lastTT[`${tl}/${tt}`] = { sq, rh: rh.toString('base64') };
+      // the day's running totals: a Z record resets them
+      addToZ(s.z, sealedData);
+      addToTotals(s.gt, sealedData);
     },
   };
-  const sealed = await appendRecord(ctx, reg, prepared, (sq, prevHash) =>
-    module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer }),
-  );
-  return { sealed };
+  return sealRecord(ctx, reg, prepared, (sq, prevHash, draft) => {
+    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer });
+    if (closing) {
+      state.zi += 1;
+      const { z, fisZ } = closeZ(state.z, { zi: state.zi, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: state.z.lastD || undefined, fisUnitId: ctx.signer.keyId });
+      fis.Z = fisZ;
+      draft.Z = z;
+    }
+    if (type === 'Tra' && ctx.profiles.settings(state.rn).raw.has('fis_tot')) {
+      const gt = structuredClone(state.gt);
+      addToTotals(gt, { ...draft, Fis: fis });
+      fis.Tag = [...(Array.isArray(fis.Tag) ? fis.Tag : []), ...totalsTags(gt)];
+    }
+    return fis;
+  });
 }
 
 async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Promise<Outcome> {

@@ -5,6 +5,7 @@
 import { type Lang, asLang } from '../shared/errors.js';
 import { type Obj, obj, str } from './codec/index.js';
 import { GENESIS } from './journal/chain.js';
+import { emptyTotals, emptyZ } from './closing/z-report.js';
 import type { JournalRecord, JournalStore, RecordType, RegisterState } from './journal/types.js';
 
 export interface CachedResponse {
@@ -27,7 +28,7 @@ export interface Register {
 }
 
 export function initialState(rn: string): Omit<RegisterState, 'rid'> {
-  return { rn, sq: 0, hash: GENESIS, fn: 0, tid: 0, tn: {}, lastTT: {}, last: {}, cfg: {} };
+  return { rn, sq: 0, hash: GENESIS, fn: 0, tid: 0, tn: {}, lastTT: {}, last: {}, cfg: {}, z: emptyZ(), zi: 0, gt: emptyTotals() };
 }
 
 export class Registers {
@@ -41,7 +42,9 @@ export class Registers {
     for (const state of await this.store.loadRegisters()) this.add(state);
   }
 
-  private add(state: RegisterState): Register {
+  private add(stored: RegisterState): Register {
+    // a state written before a field existed gets that field's initial value
+    const state: RegisterState = { ...initialState(stored.rn), ...stored };
     const reg: Register = { state, last: new Map(), pending: new Map(), pendingTn: new Map(), pendingRef: new Map(), pendingResume: new Map() };
     this.byRn.set(state.rn, reg);
     this.byRid.set(state.rid, reg);
@@ -83,7 +86,7 @@ export class Registers {
       if (!rids.has(s.rid)) continue;
       const reg = this.byRid.get(s.rid);
       if (reg) {
-        reg.state = s;
+        reg.state = { ...initialState(s.rn), ...s };
         reg.last.clear();
       }
     }

@@ -62,6 +62,7 @@ export function answerOf(sealed: Sealed, extra: { errorCode?: ErrorCode; warning
     if (fn) out.FN = fn;
     body.ESR = out;
   }
+  if (isObj(data.Z)) body.Z = data.Z;
   const fis = data.Fis;
   if (isObj(fis)) {
     if (fis.Signature === undefined && type === 'Tra') {

@@ -142,24 +142,38 @@ export function taxOfNet(net: Dec, ratePercent: Dec, s: number): Dec {
 }
 
 /**
- * Splits total into parts proportional to weights, exactly: the parts add up to total.
- * The rounding remainder goes to the largest weight.
+ * Splits total into parts proportional to weights, exactly: the parts add up to total. Each part is
+ * its exact share cut toward zero; the units left over go one each to the parts with the largest
+ * cut-off remainders (largest remainder method), so with weights of one sign every part has the
+ * sign of the total and is within one unit of its exact share.
  */
 export function allocate(total: Dec, weights: readonly Dec[]): Dec[] {
   const s = total.s;
-  const wsum = sum(weights);
   if (weights.length === 0) return [];
-  if (wsum.v === 0n) {
+  const ws = Math.max(...weights.map((w) => w.s));
+  let ints = weights.map((w) => rescale(w, ws).v);
+  let den = ints.reduce((a, b) => a + b, 0n);
+  if (den === 0n) {
     const even: Dec[] = weights.map(() => ({ v: 0n, s }));
     even[even.length - 1] = total;
     return even;
   }
-  const parts = weights.map((w) => div(mul(total, w), wsum, s));
-  const rest = sub(total, sum(parts));
-  let largest = 0;
-  weights.forEach((w, i) => {
-    if (cmp(abs(w), abs(weights[largest] as Dec)) > 0) largest = i;
+  if (den < 0n) {
+    ints = ints.map((v) => -v);
+    den = -den;
+  }
+  const parts = ints.map((w) => (total.v * w) / den); // BigInt division cuts toward zero
+  const remainders = ints.map((w, i) => {
+    const r = total.v * w - (parts[i] as bigint) * den;
+    return { i, r: r < 0n ? -r : r };
   });
-  parts[largest] = add(parts[largest] as Dec, rest);
-  return parts.map((p) => rescale(p, s));
+  let left = total.v - parts.reduce((a, b) => a + b, 0n);
+  const unit = left < 0n ? -1n : 1n;
+  remainders.sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
+  for (let k = 0; left !== 0n; k = (k + 1) % remainders.length) {
+    const i = (remainders[k] as { i: number }).i;
+    parts[i] = (parts[i] as bigint) + unit;
+    left -= unit;
+  }
+  return parts.map((v) => ({ v, s }));
 }

@@ -30,7 +30,7 @@ export const DEFAULT_LINE_TYPE: Readonly<Record<string, string>> = {
 };
 
 /** Elements that may repeat side by side in XML and are arrays in JSON. */
-export const REPEATED: ReadonlySet<string> = new Set(['Tag', 'Warning', 'Dev', 'DE_Agentur', 'Delivery', 'Lines', 'layouts', 'Diff']);
+export const REPEATED: ReadonlySet<string> = new Set(['Tag', 'Warning', 'Dev', 'DE_Agentur', 'Delivery', 'Lines', 'layouts', 'Diff', 'ZTax']);
 
 /** Scalars written as child text elements in XML rather than as attributes (long or free text). */
 export const TEXT_ELEMENTS: ReadonlySet<string> = new Set([

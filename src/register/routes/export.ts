@@ -1,0 +1,70 @@
+/** GET /export: files by type; for now `jou`, the journal as a zip with its proof script. */
+import type { FastifyInstance } from 'fastify';
+import { FiscalError } from '../../shared/errors.js';
+import type { ServiceContext } from '../context.js';
+import { type ExportPeriod, exportFileName, jouExportZip, planJouExport } from '../journal/export/jou-export.js';
+import { rnOfQuery } from '../register-number.js';
+import { guarded, queryOf } from './http.js';
+
+/** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*). */
+export const EXPORT_TYPES: readonly string[] = ['jou'];
+
+function isDate(v: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+/** `from` and `till` (YYYY-MM-DD, inclusive). */
+export function periodOf(q: Readonly<Record<string, string>>): ExportPeriod {
+  const period: ExportPeriod = {};
+  for (const name of ['from', 'till'] as const) {
+    const v = q[name];
+    if (v === undefined || v === '') continue;
+    if (!isDate(v)) throw new FiscalError('#INVALID_VALUE', { field: name, detail: `"${v}" is not a date YYYY-MM-DD` });
+    period[name] = v;
+  }
+  if (period.from !== undefined && period.till !== undefined && period.from > period.till) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'from', detail: `${period.from} is after till ${period.till}` });
+  }
+  return period;
+}
+
+export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get('/export', async (req, res) =>
+    guarded(ctx, req, res, 'Result', async () => {
+      // query names are case-insensitive (app.ts lower-cases them; do it here too)
+      const q: Record<string, string> = {};
+      for (const [k, v] of Object.entries(queryOf(req))) if (typeof v === 'string' && !(k.toLowerCase() in q)) q[k.toLowerCase()] = v;
+      const supported = `supported export types: ${EXPORT_TYPES.join(', ')}`;
+      const type = q.type;
+      if (type === undefined || type === '') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `required; ${supported}` });
+      if (!EXPORT_TYPES.includes(type.toLowerCase())) throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `"${type}" is not supported by this instance; ${supported}` });
+      if (q.target !== undefined) {
+        throw new FiscalError('#INVALID_VALUE', { field: 'target', detail: 'writing the export into a folder of the service is not supported; the file is the response' });
+      }
+      const period = periodOf(q);
+      const rn = rnOfQuery(ctx, q);
+      const reg = ctx.registers.get(rn);
+      if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
+      const rid = reg.state.rid;
+      // what is committed (the in-memory head may be ahead while a commit is in flight)
+      const head = (await ctx.store.loadRegisters()).find((s) => s.rid === rid)?.sq ?? 0;
+      const plan = await planJouExport(ctx.store, rid, rn, head, period);
+      if (!plan) {
+        const when = period.from !== undefined || period.till !== undefined ? ` dated ${period.from ?? '...'} to ${period.till ?? '...'}` : '';
+        throw new FiscalError('#NOT_FOUND', { value: `journal records of ${rn}${when}` });
+      }
+      const zip = jouExportZip(ctx.store, plan, { publicKeyPem: ctx.signer.publicKeyPem(), keyId: ctx.signer.keyId, exportedAt: ctx.clock.now(), generator: `efr ${ctx.version}` });
+      zip.on('error', (e) => req.log.error({ err: e, rn }, 'journal export failed while streaming'));
+      return res
+        .code(200)
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="${exportFileName(plan)}"`)
+        .header('cache-control', 'no-store')
+        .send(zip);
+    }),
+  );
+}
