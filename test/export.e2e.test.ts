@@ -3,7 +3,6 @@
  * exported over HTTP as a zip, checked by verifyZip, `efr verify` and the zip's own verify.mjs on
  * plain node; one changed byte is named by all of them; a period export is a contiguous range that
  * verifies on its own.
- * Until app.ts registers exportRoutes, the route runs on a second Fastify app sharing the service's context.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,22 +10,18 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, createWriteStream, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { openPromise } from 'yauzl';
 import { ZipFile } from 'yazl';
 import { ManualClock } from '../src/shared/clock.js';
 import { GENESIS } from '../src/register/journal/chain.js';
-import { verifyCommand } from '../src/register/journal/export/verify-cli.js';
 import { verifyZip } from '../src/register/journal/export/verify-zip.js';
-import { exportRoutes } from '../src/register/routes/export.js';
-import { type TestService, post, sale, startTestService, tempDir } from './helpers.js';
+import { ROOT, type TestService, post, sale, startTestService, tempDir } from './helpers.js';
 
 const DAYS = ['2026-03-09', '2026-03-10', '2026-03-11', '2026-03-12', '2026-03-13'];
 const PER_DAY = 500;
 const clock = new ManualClock(new Date(2026, 2, 9, 12, 0, 0));
 let svc: TestService;
-let exportApp: FastifyInstance;
 let exportUrl: string;
 let work: string;
 /** SQ of the receipts of each day */
@@ -49,16 +44,10 @@ before(async () => {
     sqByDay.set(day, sqs);
   }
   head = svc.ctx.registers.get('def')?.state.sq ?? 0;
-  exportApp = Fastify();
-  exportApp.removeAllContentTypeParsers();
-  exportRoutes(exportApp, svc.ctx);
-  await exportApp.listen({ port: 0, host: '127.0.0.1' });
-  const address = exportApp.server.address();
-  exportUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  exportUrl = svc.url;
 });
 
 after(async () => {
-  await exportApp?.close();
   await svc?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -115,10 +104,10 @@ function runVerifyMjs(dir: string): { status: number | null; out: string } {
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
+/** The real `efr verify <zip>` command, as a process. */
 async function efrVerify(zipPath: string): Promise<{ code: number; out: string }> {
-  let out = '';
-  const code = await verifyCommand([zipPath], { out: (t) => (out += t), err: (t) => (out += t) });
-  return { code, out };
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', zipPath], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
 }
 
 interface JouRecord {
