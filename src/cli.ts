@@ -40,6 +40,8 @@ async function serve(args: string[]): Promise<void> {
       () => process.exit(1),
     );
   };
+  // nothing may end the service unnoticed: a stray rejection is logged and the service goes on
+  process.on('unhandledRejection', (e) => process.stderr.write(`efr: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

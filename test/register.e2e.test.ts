@@ -205,7 +205,7 @@ describe('business cases are classified and recorded', () => {
   const cases: Array<[string, object, string]> = [
     ['sale', sale({ TT: '20' }), 'sale'],
     ['return', sale({ TT: '20', RFN: '1' }, [['A', '-3.50']]), 'return'],
-    ['void', sale({ TT: '20', Void: '1', RTL: '1', RTT: '1', RTN: '1' }, [['A', '-3.50']]), 'void'],
+    ['void', sale({ TT: '20', Void: '1', RTL: '1', RTT: '1', RTN: '2' }, [['A', '-3.50']]), 'void'],
     ['invoice', sale({ TT: '20', Ctm: { Nam: 'ACME', Adr: 'Road 1', Zip: '1010', City: 'Wien' } }), 'invoice'],
     ['voucher', sale({ TT: '20', PosA: [{ _: 'Pos', PTY: 'Vou', Dsc: 'Voucher', TaxG: 'D', Amt: '50.00', VouN: 'V1' }], PayA: [{ _: 'Pay', Dsc: 'Cash', Amt: '50.00' }] }), 'voucher'],
     ['deposit', sale({ TT: '20', PosA: [{ _: 'Pos', PTY: 'Dep', Dsc: 'Bottle', TaxG: 'D', Amt: '0.25' }], PayA: [{ _: 'Pay', Dsc: 'Cash', Amt: '0.25' }] }), 'deposit'],
@@ -342,7 +342,7 @@ describe('rule 10: voids name their original, and an original is voided once', (
     assert.equal(second.status, 400);
     assert.equal(second.json.TraC.Result.ErrorCode, '#ALREADY_VOIDED');
     // the original is named by its TL/TT/TN, found through its FN
-    assert.match(second.json.TraC.Result.UserMessage, new RegExp(`1/50/${original.json.TraC.ESR.TN} was already voided.*SQ ${first.json.TraC.SQ}`));
+    assert.match(second.json.TraC.Result.UserMessage, new RegExp(`1/50/${original.json.TraC.ESR.TN} of \\d{4} was already voided.*SQ ${first.json.TraC.SQ}`));
     const byTn = await post(`${svc.url}/register`, sale({ TT: '50', Void: '1', RTL: '1', RTT: '50', RTN: ` ${original.json.TraC.ESR.TN} ` }, [['A', '-3.50'], ['B', '-1.20']]));
     assert.equal(byTn.json.TraC.Result.ErrorCode, '#ALREADY_VOIDED', 'the same original named by RTL/RTT/RTN');
   });

@@ -146,7 +146,8 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
       return findDuplicate(ctx, reg, mode, esr, ch, rh, year);
     }
     const candidates = await ctx.store.byTn(reg.state.rid, tl, tt, tn);
-    for (const r of candidates) if (same(r)) return r;
+    // TN restarts each year: only a transaction of the same year can be the same one
+    for (const r of candidates) if (same(r) && yearOf(r.d) === year) return r;
     const clash = candidates.find((r) => yearOf(r.d) === year);
     if (clash) throw new FiscalError('#TN_USED', { id: key, sq: clash.sq });
     return undefined;
@@ -206,10 +207,10 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     const { tl: itl, tt: itt } = identityOf(esrIn);
     if (reg.pendingTn.has(`${itl}/${itt}/${tnIn}`) && attempt < 5) return registerTra(ctx, reg, doc, mode, attempt + 1);
   }
-  const busy = refs ? stale(reg, refs) : undefined;
+  const busy = refs ? stale(ctx, reg, refs) : undefined;
   if (busy !== undefined) {
     if (attempt >= 5) throw new FiscalError('#INTERNAL');
-    await reg.pending.get(busy);
+    await busy;
     return registerTra(ctx, reg, doc, mode, attempt + 1);
   }
   const now = ctx.clock.now();
@@ -219,16 +220,23 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   const day = (dIn ?? formatLocalDateTime(now)).slice(0, 10);
   if (type === 'Tra' && settings.raw.has('fiscal_zlaunch') && str(esrIn, 'NFS')?.toUpperCase() !== 'Z' && reg.state.z.records > 0 && reg.state.z.lastD.slice(0, 10) !== day) {
     // the transaction itself must pass before the day is closed for it
-    checkTransaction(ctx, structuredClone(reg.state), type, structuredClone(esrIn), now);
+    const trial = checkTransaction(ctx, structuredClone(reg.state), type, structuredClone(esrIn), now);
+    refs?.check(trial.esr, trial.bc);
     const { tl, tt } = identityOf(esrIn);
-    const zEsr: Obj = { TT: tt, NFS: 'Z', Rsn: 'Fiscal_ZLaunch' };
+    // the Z takes the next automatic TN, unless the POS numbers its transactions itself
+    const zEsr: Obj = { TT: tt, NFS: 'Z', Rsn: 'Fiscal_ZLaunch', ...(tnIn ? { TN: `Z${reg.state.zi + 1}` } : {}) };
     if (tl) zEsr.TL = tl;
     autoZ = sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', zEsr, now), now, contentHashes(zEsr));
   }
-  const checked = checkTransaction(ctx, reg.state, type, esrIn, now);
-  refs?.check(checked.esr, checked.bc);
-  const submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs);
-  if (autoZ) await autoZ.done;
+  let submitted: Submitted;
+  try {
+    const checked = checkTransaction(ctx, reg.state, type, esrIn, now);
+    refs?.check(checked.esr, checked.bc);
+    submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs);
+  } finally {
+    // the automatic Z is on its way whatever happens to the transaction
+    if (autoZ) await autoZ.done.catch(() => undefined);
+  }
   await submitted.done;
   return { sealed: submitted.sealed };
 }

@@ -76,16 +76,23 @@ function originalOf(record: JournalRecord): { esr: Obj; fn?: string; bc?: string
   return { esr: obj(data, 'ESR') ?? {}, ...(fn ? { fn } : {}), ...(record.bc ? { bc: record.bc } : {}) };
 }
 
-/** This register's own TL/TT: from the register number in Multi POS, else its Cfg, else the original's. */
-function ownIdentity(ctx: ServiceContext, rn: string, original: Obj): { tl: string; tt: string } {
+/** This register's own TL/TT: from the register number in Multi POS, else its Cfg, else the defaults (no TL, TT 1). */
+function ownIdentity(ctx: ServiceContext, rn: string): { tl: string; tt: string } {
   if (ctx.profiles.multiPos()) {
     const m = /^[^$]*\$([^_]*)_(.*)$/.exec(rn);
     if (m) return { tl: m[1] as string, tt: m[2] as string };
   }
   const cfg = ctx.registers.get(rn)?.state.cfg ?? {};
-  const tl = str(obj(cfg, 'Loc') ?? {}, 'TL') ?? str(original, 'TL') ?? '';
-  const tt = str(obj(cfg, 'Trm') ?? {}, 'TT') ?? str(original, 'TT') ?? '1';
-  return { tl, tt };
+  return { tl: str(obj(cfg, 'Loc') ?? {}, 'TL') ?? '', tt: str(obj(cfg, 'Trm') ?? {}, 'TT') ?? '1' };
+}
+
+/** Business cases that are not sales: they are not voided (a reprint, a Z, a login...). */
+const NOT_VOIDABLE = new Set(['nonfiscal', 'closing', 'training', 'payment', 'login', 'logout', 'payin', 'payout', 'reprint']);
+
+function refuseNonFiscal(esr: Obj, where: string): void {
+  if (str(esr, 'NF') || str(esr, 'NFS')) {
+    throw new FiscalError('#INVALID_VALUE', { field: where, detail: 'only fiscal transactions are voided; this one is non-fiscal (NF or NFS)' });
+  }
 }
 
 /** Builds the void request of POST /register/void (the original in the body) or /register/void/last. */
@@ -93,12 +100,20 @@ export function buildVoid(ctx: ServiceContext, query: Readonly<Record<string, st
   return async (given) => {
     const rn = rnOfQuery(ctx, query);
     const reg = ctx.registers.get(rn);
-    const sesr = given ? obj(given.body, 'SESR') : undefined;
-    if (given && given.root !== 'Tra') throw new FiscalError('#UNKNOWN_ROOT', { field: given.root, expected: 'Tra' });
+    if (given && given.root !== 'Tra' && !(last && given.root === 'SESR')) throw new FiscalError('#UNKNOWN_ROOT', { field: given.root, expected: last ? 'Tra or SESR' : 'Tra' });
+    const sesr = given ? (given.root === 'SESR' ? given.body : obj(given.body, 'SESR')) : undefined;
     let original: { esr: Obj; fn?: string; bc?: string };
     if (last) {
-      const sq = reg?.state.last.Tra;
-      const record = reg && sq ? await ctx.registers.record(reg, sq) : undefined;
+      // the last fiscal transaction: reprints, closings, logins and the like are passed over
+      let record: JournalRecord | undefined;
+      if (reg) {
+        for await (const r of ctx.store.find(reg.state.rid, { type: 'Tra', sort: 'desc' }, 50)) {
+          if (!NOT_VOIDABLE.has(r.bc ?? '')) {
+            record = r;
+            break;
+          }
+        }
+      }
       if (!record) throw new FiscalError('#NOT_FOUND', { value: `a transaction of ${rn} to void` });
       original = originalOf(record);
       if (original.bc === 'void') throw new FiscalError('#INVALID_VALUE', { field: 'last transaction', detail: `SQ ${record.sq} is itself a void` });
@@ -108,18 +123,17 @@ export function buildVoid(ctx: ServiceContext, query: Readonly<Record<string, st
       original = { esr };
       const fn = str(obj(given?.body ?? {}, 'Fis') ?? {}, 'FN');
       if (fn) original.fn = fn;
-      // the journal's copy of the original is authoritative when this instance registered it
-      if (reg) {
-        const tn = str(esr, 'TN');
-        const found = fn
-          ? (await ctx.store.byFn(reg.state.rid, fn)).find((r) => r.type === 'Tra')
-          : tn
-            ? (await ctx.store.byTn(reg.state.rid, str(esr, 'TL') ?? '', str(esr, 'TT') ?? '1', tn)).reverse().find((r) => r.type === 'Tra' && r.bc !== 'void')
-            : undefined;
+      // the journal's copy is authoritative when this register holds the same TL/TT/TN (and FN, if given)
+      const tn = str(esr, 'TN');
+      if (reg && tn) {
+        const found = (await ctx.store.byTn(reg.state.rid, str(esr, 'TL') ?? '', str(esr, 'TT') ?? '1', tn))
+          .reverse()
+          .find((r) => r.type === 'Tra' && r.bc !== 'void' && (fn === undefined || r.fn === fn) && (!str(esr, 'D') || r.d === str(esr, 'D')));
         if (found) original = originalOf(found);
       }
     }
-    const own = ownIdentity(ctx, rn, original.esr);
+    refuseNonFiscal(original.esr, last ? 'last transaction' : 'Tra.ESR');
+    const own = ownIdentity(ctx, rn);
     const tn = sesr ? str(sesr, 'TN') : undefined;
     const esr = invertForVoid(original.esr, { ...own, ...(original.fn ? { fn: original.fn } : {}), ...(tn ? { tn } : {}), ...(query.rsn ? { rsn: query.rsn } : {}) });
     return { doc: { root: 'Tra', body: { ESR: esr }, format: given?.format ?? 'json' }, rn };

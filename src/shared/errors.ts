@@ -193,6 +193,15 @@ const defs = {
       nl: '{field}: retourneert {asked} van "{value}", maar van het origineel kunnen nog maar {left} worden geretourneerd',
     },
   },
+  '#ALREADY_RETURNED': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The original transaction {value} was already (partly) returned (SQ {sq}); return the rest instead of voiding it',
+      de: 'Die ursprüngliche Transaktion {value} wurde bereits (teilweise) zurückgegeben (SQ {sq}); den Rest zurückgeben statt stornieren',
+      fr: 'La transaction d\'origine {value} a déjà été (partiellement) retournée (SQ {sq}) ; retournez le reste au lieu de l\'annuler',
+      nl: 'De oorspronkelijke transactie {value} is al (gedeeltelijk) geretourneerd (SQ {sq}); retourneer de rest in plaats van te annuleren',
+    },
+  },
   '#ALREADY_RESUMED': {
     rc: 'BAD', status: 400,
     msg: {

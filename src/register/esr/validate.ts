@@ -124,20 +124,25 @@ export function checkRules(esr: Obj, ctx: RuleContext): void {
   if (!ctx.nonFiscal && !hasPositions) {
     throw new FiscalError('#MISSING_FIELD', { field: esr.PosA === undefined ? 'ESR.PosA' : 'ESR.PosA/Pos (at least one position)' });
   }
-  // line voids: a voided line takes back an earlier position of this receipt
-  const sold = new Map<string, Dec>();
+  // line voids: a voided line takes back (negative amount) an earlier position of this receipt, no more
+  // of it than is left, in quantity and in amount
+  const sold = new Map<string, { qty: Dec; amt: Dec }>();
   posA.forEach((line, i) => {
     if (!isPos(line)) return;
     const key = articleKey(line);
     const q = qtyOf(line);
+    const a = parseDec(str(line, 'Amt') ?? '0') ?? ZERO;
+    const left = sold.get(key) ?? { qty: ZERO, amt: ZERO };
     if (str(line, 'Void') !== '1') {
-      if (sign(q) > 0) sold.set(key, add(sold.get(key) ?? ZERO, q));
+      if (sign(a) > 0) sold.set(key, { qty: add(left.qty, sign(q) < 0 ? neg(q) : q), amt: add(left.amt, a) });
       return;
     }
-    const left = sold.get(key) ?? ZERO;
-    const taken = sign(q) < 0 ? neg(q) : q;
-    if (cmp(taken, left) > 0) throw new FiscalError('#LINE_VOID', { field: `ESR.PosA[${i}]`, value: key.slice(key.indexOf(':') + 1) });
-    sold.set(key, sub(left, taken));
+    const takenQty = sign(q) < 0 ? neg(q) : q;
+    const takenAmt = neg(a);
+    if (sign(a) > 0 || cmp(takenQty, left.qty) > 0 || cmp(takenAmt, left.amt) > 0) {
+      throw new FiscalError('#LINE_VOID', { field: `ESR.PosA[${i}]`, value: key.slice(key.indexOf(':') + 1) });
+    }
+    sold.set(key, { qty: sub(left.qty, takenQty), amt: sub(left.amt, takenAmt) });
   });
   // Amt = Qty x Pri, rounded to the precision of Amt
   posA.forEach((line, i) => {

@@ -8,7 +8,9 @@ import { formatLocalDateTime, isDate, parseLocalDateTime } from '../esr/datetime
 import { type FindQuery, RECORD_TYPES, type RecordType } from './types.js';
 
 export const DEFAULT_LIMIT = { rows: 1000, ms: 5000 };
-export const MAX_ROWS = 100_000;
+export const MAX_ROWS = 10_000;
+/** The longest a search may take per call, so that a POS is never kept waiting behind one. */
+export const MAX_MS = 60_000;
 
 /** Query names that are not ESR filters. */
 const CONTROL = new Set(['rn', 'taxid', 'limit', 'sort', 'continuation', 'password', 'from', 'till', 'last', 'endsq', 'target', '_']);
@@ -33,6 +35,7 @@ export function parseLimit(text: string | undefined): { rows: number; ms: number
   const rows = m[1] === undefined ? DEFAULT_LIMIT.rows : Number(m[1]);
   const ms = m[2] === undefined ? DEFAULT_LIMIT.ms : Number(m[2]);
   if (rows < 1 || rows > MAX_ROWS) throw invalid('limit', `between 1 and ${MAX_ROWS} rows, got ${rows}`);
+  if (ms > MAX_MS) throw invalid('limit', `at most ${MAX_MS} ms, got ${ms}`);
   return { rows, ms };
 }
 
@@ -40,14 +43,13 @@ export function parseLimit(text: string | undefined): { rows: number; ms: number
 function dateBound(field: 'from' | 'till', text: string): string {
   if (isDate(text)) {
     if (field === 'from') return text;
-    const next = new Date(`${text}T00:00:00`);
-    next.setDate(next.getDate() + 1);
-    return formatLocalDateTime(next).slice(0, 10);
+    // the day after, as text: "9999-12-31" becomes "9999-12-31~", which sorts after every time of that day
+    return `${text}~`;
   }
   const d = parseLocalDateTime(text);
   if (!d) throw invalid(field, `a date YYYY-MM-DD or a date-time YYYY-MM-DDThh:mm:ss, got "${text}"`);
   if (field === 'from') return text;
-  return formatLocalDateTime(new Date(d.getTime() + 1000));
+  return `${text}~`;
 }
 
 interface Continuation {

@@ -79,6 +79,8 @@ export interface FindQuery {
   nfs?: string;
   bc?: string;
   sq?: number;
+  /** records naming this original (or file, for the audit trail) */
+  ref?: string;
   /** SQ strictly after (asc) or before (desc) this one: the continuation */
   afterSq?: number;
   /** last SQ to return (inclusive), for /retrieve */

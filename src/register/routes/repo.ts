@@ -16,6 +16,8 @@ import type { Register } from '../registers.js';
 import { guarded, queryOf } from './http.js';
 
 const FILE_NAME = /^[\w][\w.\- ]{0,199}$/;
+/** The largest documented file: a configuration, price list or layout, not a database. */
+const MAX_TEXT = 1024 * 1024;
 
 /** Lines removed (`-<line number in the old text> text`) and added (`+<line number in the new text> text`). */
 export function lineDiff(before: string, after: string): string[] {
@@ -24,7 +26,14 @@ export function lineDiff(before: string, after: string): string[] {
   const out: string[] = [];
   let oldLine = 1;
   let newLine = 1;
-  for (const part of diffArrays(split(before), split(after))) {
+  const a = split(before);
+  const b = split(after);
+  // bounded work: past this many edits the whole old text is listed as removed and the new as added
+  const parts = diffArrays(a, b, { maxEditLength: 2000 }) ?? [
+    { value: a, removed: true, added: false, count: a.length },
+    { value: b, added: true, removed: false, count: b.length },
+  ];
+  for (const part of parts) {
     for (const line of part.value) {
       if (part.removed) out.push(`-${oldLine++} ${line}`);
       else if (part.added) out.push(`+${newLine++} ${line}`);
@@ -44,11 +53,12 @@ function fileOf(q: Readonly<Record<string, string>>): string {
   return file;
 }
 
+/** The newest version of a file: one indexed read, however many versions there are. */
 async function current(ctx: ServiceContext, reg: Register, file: string): Promise<{ text: string; sq: number } | undefined> {
-  const versions = await ctx.store.byRef(reg.state.rid, `REPO:${file}`);
-  const last = versions[versions.length - 1];
-  if (!last) return undefined;
-  return { text: str(obj(JSON.parse(last.data) as Obj, 'Audit') ?? {}, 'Text') ?? '', sq: last.sq };
+  for await (const last of ctx.store.find(reg.state.rid, { ref: `REPO:${file}`, sort: 'desc' }, 1)) {
+    return { text: str(obj(JSON.parse(last.data) as Obj, 'Audit') ?? {}, 'Text') ?? '', sq: last.sq };
+  }
+  return undefined;
 }
 
 export function repoRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -61,6 +71,7 @@ export function repoRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const file = fileOf(q);
       const rn = rnOfQuery(ctx, q);
       const text = typeof req.body === 'string' ? req.body : '';
+      if (text.length > MAX_TEXT) throw new FiscalError('#INVALID_VALUE', { field: 'file', detail: `at most ${MAX_TEXT} characters, got ${text.length}` });
       const key = `${rn}\n${file}`;
       const run = (queues.get(key) ?? Promise.resolve()).catch(() => undefined).then(async () => {
         const reg = await ctx.registers.getOrCreate(rn);
@@ -97,7 +108,8 @@ export function repoRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const found = reg ? await current(ctx, reg, file) : undefined;
       if (!found) throw new FiscalError('#NOT_FOUND', { value: `file ${file}` });
       const accept = (req.headers.accept ?? '').toLowerCase();
-      if (accept.includes('json') || accept.includes('xml')) {
+      // a browser (text/html first) gets the text; a client asking for JSON or XML gets the record
+      if (!accept.includes('html') && (accept.includes('json') || accept.includes('xml'))) {
         const format = responseFormat(accept, 'json');
         return res.code(200).type(contentType(format)).send(encode(format, 'Repo', { File: file, SQ: String(found.sq), Text: found.text }));
       }

@@ -36,6 +36,10 @@ export function reprintRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const q = queryOf(req);
       const named = originalNamed(q);
       const rn = rnOfQuery(ctx, q);
+      // the receipt reprinted must be one this register holds
+      const reg = ctx.registers.get(rn);
+      const found = reg ? (await referenceOf(ctx, reg, named)).original : undefined;
+      if (!found) throw new FiscalError('#NOT_FOUND', { value: `receipt ${q.fn ?? q.esr ?? `${q.tl ?? ''}/${q.tt ?? '1'}/${q.tn ?? ''}`}` });
       const reply = await registerTransaction(ctx, { text: '', query: q, mode: 'register', accept: req.headers.accept }, async () => ({
         rn,
         doc: { root: 'Tra', format: 'json', body: { ESR: { NFS: 'DUP', ...(q.tl ? { TL: q.tl } : {}), ...(q.tt ? { TT: q.tt } : {}), ...named } } },

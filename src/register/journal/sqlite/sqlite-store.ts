@@ -209,6 +209,7 @@ export class SqliteJournalStore implements JournalStore {
     eq('nfs', q.nfs);
     eq('bc', q.bc);
     eq('sq', q.sq);
+    eq('ref', q.ref);
     if (q.d !== undefined) {
       // a date or date-time prefix: a range on the index
       where.push('d >= @dlo AND d < @dhi');
@@ -239,6 +240,8 @@ export class SqliteJournalStore implements JournalStore {
       for (const row of rows) yield toRecord(row);
       if (rows.length < pageSize) return;
       after = (rows[rows.length - 1] as Row).sq;
+      // a long search lets the registrations in between: one page at a time
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
