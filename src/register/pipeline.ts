@@ -16,7 +16,7 @@ import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState } from './journal/types.js';
 import { type Register, initialState } from './registers.js';
 import { type References, loadReferences, stale } from './originals.js';
-import { addToTotals, addToZ, closeZ, totalsTags } from './closing/z-report.js';
+import { type ZAccumulator, addToTotals, addToZ, closeZ, emptyZ, totalsTags } from './closing/z-report.js';
 import { rnOfQuery, rnOfTransaction } from './register-number.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
 
@@ -213,36 +213,82 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     await busy;
     return registerTra(ctx, reg, doc, mode, attempt + 1);
   }
-  const now = ctx.clock.now();
   const settings = ctx.profiles.settings(reg.state.rn);
+  const day = (dIn ?? formatLocalDateTime(ctx.clock.now())).slice(0, 10);
+  const closingAsked = type === 'Tra' && str(esrIn, 'NFS')?.toUpperCase() === 'Z' && str(esrIn, 'Test') !== '1';
   // Fiscal_ZLaunch: the first transaction of a new date is preceded by a Z of the day before
-  let autoZ: Submitted | undefined;
-  const day = (dIn ?? formatLocalDateTime(now)).slice(0, 10);
-  if (type === 'Tra' && settings.raw.has('fiscal_zlaunch') && str(esrIn, 'NFS')?.toUpperCase() !== 'Z' && reg.state.z.records > 0 && reg.state.z.lastD.slice(0, 10) !== day) {
-    // the transaction itself must pass before the day is closed for it
-    const trial = checkTransaction(ctx, structuredClone(reg.state), type, structuredClone(esrIn), now);
-    refs?.check(trial.esr, trial.bc);
-    const { tl, tt } = identityOf(esrIn);
-    // the Z takes the next automatic TN, unless the POS numbers its transactions itself
-    const zEsr: Obj = { TT: tt, NFS: 'Z', Rsn: 'Fiscal_ZLaunch', ...(tnIn ? { TN: `Z${reg.state.zi + 1}` } : {}) };
-    if (tl) zEsr.TL = tl;
-    autoZ = sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', zEsr, now), now, contentHashes(zEsr));
+  const zLaunch = type === 'Tra' && !closingAsked && settings.raw.has('fiscal_zlaunch') && reg.state.zCount > 0 && reg.state.zLastD.slice(0, 10) !== day;
+  let day0: Closing | undefined;
+  if (closingAsked || zLaunch) day0 = await openClosing(ctx, reg);
+  else if (reg.closing) {
+    // a Z is being computed from the journal: register after it
+    await reg.closing;
+    return registerTra(ctx, reg, doc, mode, attempt);
   }
-  let submitted: Submitted;
   try {
-    const checked = checkTransaction(ctx, reg.state, type, esrIn, now);
-    refs?.check(checked.esr, checked.bc);
-    submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs);
+    const now = ctx.clock.now();
+    let autoZ: Submitted | undefined;
+    if (zLaunch && day0) {
+      // the transaction itself must pass before the day is closed for it
+      const trial = checkTransaction(ctx, structuredClone(reg.state), type, structuredClone(esrIn), now);
+      refs?.check(trial.esr, trial.bc);
+      const { tl, tt } = identityOf(esrIn);
+      // the Z takes the next automatic TN, unless the POS numbers its transactions itself
+      const zEsr: Obj = { TT: tt, NFS: 'Z', Rsn: 'Fiscal_ZLaunch', ...(tnIn ? { TN: `Z${reg.state.zi + 1}` } : {}) };
+      if (tl) zEsr.TL = tl;
+      autoZ = sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', zEsr, now), now, contentHashes(zEsr), undefined, day0.acc);
+    }
+    let submitted: Submitted;
+    try {
+      const checked = checkTransaction(ctx, reg.state, type, esrIn, now);
+      refs?.check(checked.esr, checked.bc);
+      submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked ? day0?.acc : undefined);
+    } finally {
+      // the automatic Z is on its way whatever happens to the transaction
+      if (autoZ) await autoZ.done.catch(() => undefined);
+    }
+    await submitted.done;
+    return { sealed: submitted.sealed };
   } finally {
-    // the automatic Z is on its way whatever happens to the transaction
-    if (autoZ) await autoZ.done.catch(() => undefined);
+    day0?.release();
   }
-  await submitted.done;
-  return { sealed: submitted.sealed };
+}
+
+interface Closing {
+  /** the day's totals: every transaction since the last Z, folded from the journal */
+  acc: ZAccumulator;
+  release(): void;
+}
+
+/**
+ * Takes the register for a Z: transactions wait until it is sealed; everything sealed before is
+ * committed first, then the transactions since the last Z are read back from the journal and folded.
+ * The day's totals are thus computed from the journal itself, and cost nothing per transaction.
+ */
+async function openClosing(ctx: ServiceContext, reg: Register): Promise<Closing> {
+  while (reg.closing) await reg.closing;
+  let release!: () => void;
+  reg.closing = new Promise<void>((resolve) => {
+    release = () => {
+      reg.closing = undefined;
+      resolve();
+    };
+  });
+  try {
+    await Promise.all([...reg.pending.values()]);
+    const acc = emptyZ();
+    for await (const r of ctx.store.range(reg.state.rid, reg.state.zSq + 1, reg.state.sq)) {
+      if (r.type === 'Tra') addToZ(acc, JSON.parse(r.data) as Obj);
+    }
+    return { acc, release };
+  } catch (e) {
+    release();
+    throw e;
+  }
 }
 
 /** Seals a checked transaction (steps 5 and 6): index columns, counters, fiscal data, Z closing, grand totals. */
-function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', checked: Checked, now: Date, hashes: { ch: Buffer; rh: Buffer }, refs?: References): Submitted {
+function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', checked: Checked, now: Date, hashes: { ch: Buffer; rh: Buffer }, refs?: References, day?: ZAccumulator): Submitted {
   const { esr, bc, warnings } = checked;
   const { ch, rh } = hashes;
   const state = reg.state;
@@ -263,7 +309,7 @@ function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', check
   if (t !== undefined) index.t = t;
   const nfs = str(esr, 'NFS');
   if (nfs !== undefined) index.nfs = nfs;
-  const closing = type === 'Tra' && bc.kind === 'closing' && !bc.flags.includes('test');
+  const closing = type === 'Tra' && bc.kind === 'closing' && !bc.flags.includes('test') && day !== undefined;
   const prepared: Prepared = {
     type,
     data,
@@ -274,8 +320,14 @@ function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', check
       if (type !== 'Tra') return;
       noteTn(s, tl, tt, tn, yearOf(d));
       s.lastTT[`${tl}/${tt}`] = { sq, rh: rh.toString('base64') };
-      // the day's running totals: a Z record resets them
-      addToZ(s.z, sealedData);
+      if (closing) {
+        s.zSq = sq;
+        s.zCount = 0;
+        s.zLastD = '';
+      } else {
+        s.zCount += 1;
+        s.zLastD = d;
+      }
       addToTotals(s.gt, sealedData);
     },
   };
@@ -283,7 +335,7 @@ function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', check
     const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer });
     if (closing) {
       state.zi += 1;
-      const { z, fisZ } = closeZ(state.z, { zi: state.zi, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: state.z.lastD || undefined, fisUnitId: ctx.signer.keyId });
+      const { z, fisZ } = closeZ(day, { zi: state.zi, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: day.lastD || undefined, fisUnitId: ctx.signer.keyId });
       fis.Z = fisZ;
       draft.Z = z;
     }

@@ -5,7 +5,7 @@
 import { type Lang, asLang } from '../shared/errors.js';
 import { type Obj, obj, str } from './codec/index.js';
 import { GENESIS } from './journal/chain.js';
-import { emptyTotals, emptyZ } from './closing/z-report.js';
+import { emptyTotals } from './closing/z-report.js';
 import type { JournalRecord, JournalStore, RecordType, RegisterState } from './journal/types.js';
 
 export interface CachedResponse {
@@ -25,10 +25,12 @@ export interface Register {
   pendingRef: Map<string, number>;
   /** parked receipts (FN) resumed by pending records, to the record's SQ */
   pendingResume: Map<string, number>;
+  /** set while a Z is being computed from the journal: transactions wait for it */
+  closing?: Promise<void>;
 }
 
 export function initialState(rn: string): Omit<RegisterState, 'rid'> {
-  return { rn, sq: 0, hash: GENESIS, fn: 0, tid: 0, tn: {}, lastTT: {}, last: {}, cfg: {}, z: emptyZ(), zi: 0, gt: emptyTotals() };
+  return { rn, sq: 0, hash: GENESIS, fn: 0, tid: 0, tn: {}, lastTT: {}, last: {}, cfg: {}, zi: 0, zSq: 0, zCount: 0, zLastD: '', gt: emptyTotals() };
 }
 
 export class Registers {

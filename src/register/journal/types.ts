@@ -3,7 +3,7 @@
  * implement. A journal is append-only: records are never changed or deleted.
  */
 import type { Obj } from '../codec/index.js';
-import type { GrandTotals, ZAccumulator } from '../closing/z-report.js';
+import type { GrandTotals } from '../closing/z-report.js';
 
 export type RecordType = 'Tra' | 'TraS' | 'Rep' | 'Cfg' | 'log' | 'Audit';
 export const RECORD_TYPES: readonly RecordType[] = ['Tra', 'TraS', 'Rep', 'Cfg', 'log', 'Audit'];
@@ -28,9 +28,11 @@ export interface RegisterState {
   last: Partial<Record<RecordType, number>>;
   /** the current configuration (Cfg) of the register */
   cfg: Obj;
-  /** the running totals since the last Z, and the index of the last Z */
-  z: ZAccumulator;
+  /** the index and SQ of the last Z; the transactions since it and the D of the last one (Fiscal_ZLaunch) */
   zi: number;
+  zSq: number;
+  zCount: number;
+  zLastD: string;
   /** perpetual grand totals (Fis_Tot) */
   gt: GrandTotals;
 }
