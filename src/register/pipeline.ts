@@ -214,6 +214,8 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     return registerTra(ctx, reg, doc, mode, attempt + 1);
   }
   const settings = ctx.profiles.settings(reg.state.rn);
+  // the country module opens what it needs (a signature device, keys) before the synchronous section
+  await moduleFor(reg.state.cfg).prepare?.({ dataDir: ctx.dataDir, state: reg.state, attributes: settings.raw, esr: esrIn });
   const day = (dIn ?? formatLocalDateTime(ctx.clock.now())).slice(0, 10);
   const closingAsked = type === 'Tra' && str(esrIn, 'NFS')?.toUpperCase() === 'Z' && str(esrIn, 'Test') !== '1';
   // Fiscal_ZLaunch: the first transaction of a new date is preceded by a Z of the day before
@@ -227,11 +229,22 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   }
   try {
     const now = ctx.clock.now();
-    let autoZ: Submitted | undefined;
-    if (zLaunch && day0) {
-      // the transaction itself must pass before the day is closed for it
+    const module = moduleFor(reg.state.cfg);
+    // receipts the law wants before this one (Austria: start, monthly, yearly receipts)
+    const extras = type === 'Tra' && module.before ? module.before({ dataDir: ctx.dataDir, state: reg.state, attributes: settings.raw, esr: esrIn, d: dIn ?? formatLocalDateTime(now) }) : [];
+    if ((zLaunch && day0) || extras.length) {
+      // the transaction itself must pass before anything is registered for it
       const trial = checkTransaction(ctx, structuredClone(reg.state), type, structuredClone(esrIn), now);
       refs?.check(trial.esr, trial.bc);
+    }
+    const automatic: Submitted[] = [];
+    for (const extra of extras) {
+      const { tl, tt } = identityOf(esrIn);
+      const esr: Obj = { ...extra, TT: tt, ...(tl ? { TL: tl } : {}), ...(dIn ? { D: dIn } : {}), ...(tnIn ? { TN: `AUTO-${reg.state.sq + 1}` } : {}) };
+      automatic.push(sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', esr, now), now, contentHashes(esr)));
+    }
+    let autoZ: Submitted | undefined;
+    if (zLaunch && day0) {
       const { tl, tt } = identityOf(esrIn);
       // the Z takes the next automatic TN, unless the POS numbers its transactions itself
       const zEsr: Obj = { TT: tt, NFS: 'Z', Rsn: 'Fiscal_ZLaunch', ...(tnIn ? { TN: `Z${reg.state.zi + 1}` } : {}) };
@@ -244,8 +257,8 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
       refs?.check(checked.esr, checked.bc);
       submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked ? day0?.acc : undefined);
     } finally {
-      // the automatic Z is on its way whatever happens to the transaction
-      if (autoZ) await autoZ.done.catch(() => undefined);
+      // the automatic receipts are on their way whatever happens to the transaction
+      for (const a of [...automatic, ...(autoZ ? [autoZ] : [])]) await a.done.catch(() => undefined);
     }
     await submitted.done;
     return { sealed: submitted.sealed };
@@ -332,7 +345,7 @@ function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', check
     },
   };
   return sealRecord(ctx, reg, prepared, (sq, prevHash, draft) => {
-    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer });
+    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer, dataDir: ctx.dataDir, attributes: ctx.profiles.settings(state.rn).raw });
     if (closing) {
       state.zi += 1;
       const { z, fisZ } = closeZ(day, { zi: state.zi, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: day.lastD || undefined, fisUnitId: ctx.signer.keyId });

@@ -30,7 +30,7 @@ export interface Register {
 }
 
 export function initialState(rn: string): Omit<RegisterState, 'rid'> {
-  return { rn, sq: 0, hash: GENESIS, fn: 0, tid: 0, tn: {}, lastTT: {}, last: {}, cfg: {}, zi: 0, zSq: 0, zCount: 0, zLastD: '', gt: emptyTotals() };
+  return { rn, sq: 0, hash: GENESIS, fn: 0, tid: 0, tn: {}, lastTT: {}, last: {}, cfg: {}, zi: 0, zSq: 0, zCount: 0, zLastD: '', gt: emptyTotals(), country: {} };
 }
 
 export class Registers {

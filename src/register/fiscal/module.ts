@@ -19,9 +19,21 @@ export interface FiscalInput {
   /** the normalized and validated ESR */
   esr: Obj;
   bc: BusinessCase;
-  /** the register's state; the module advances its own counters (FN, TID) in it */
+  /** the register's state; the module advances its own counters (FN, TID, its country state) in it */
   state: RegisterState;
   signer: Signer;
+  dataDir: string;
+  /** the register's profile attributes, names lower-cased */
+  attributes: ReadonlyMap<string, string>;
+}
+
+/** What a module may need before the synchronous section (opening a signature device, reading keys). */
+export interface PrepareInput {
+  dataDir: string;
+  state: RegisterState;
+  attributes: ReadonlyMap<string, string>;
+  /** the ESR as sent */
+  esr: Obj;
 }
 
 export interface FiscalModule {
@@ -32,4 +44,8 @@ export interface FiscalModule {
   validate(esr: Obj, bc: BusinessCase): void;
   /** signs, counts and chains; returns the Fis element of the answer */
   fiscalize(input: FiscalInput): Obj;
+  /** asynchronous preparation before the synchronous section */
+  prepare?(input: PrepareInput): Promise<void>;
+  /** receipts the law wants registered before this one (start, monthly, yearly receipts): their ESRs */
+  before?(input: PrepareInput & { d: string }): Obj[];
 }

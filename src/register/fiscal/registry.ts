@@ -2,6 +2,7 @@
 import type { Obj } from '../codec/index.js';
 import { obj, str } from '../codec/index.js';
 import { GenericModule } from './generic/index.js';
+import { AtModule } from './at/index.js';
 import type { FiscalModule } from './module.js';
 import { taxLettersFor } from './tax-letters.js';
 
@@ -16,7 +17,7 @@ export function moduleFor(cfg: Obj): FiscalModule {
   const country = countryOf(cfg);
   let m = modules.get(country);
   if (!m) {
-    m = new GenericModule(country, taxLettersFor(country));
+    m = country === 'AT' ? new AtModule() : new GenericModule(country, taxLettersFor(country));
     modules.set(country, m);
   }
   return m;

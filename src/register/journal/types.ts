@@ -35,6 +35,8 @@ export interface RegisterState {
   zLastD: string;
   /** perpetual grand totals (Fis_Tot) */
   gt: GrandTotals;
+  /** the country module's own counters (e.g. the RKSV turnover counter and chain) */
+  country: Record<string, string>;
 }
 
 /** One journal record as stored. `data` is the exact JSON text that was hashed and signed. */
