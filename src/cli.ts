@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startService } from './register/server.js';
 import { verifyCommand } from './register/journal/export/verify-cli.js';
+import { describeDepReport, verifyDepZip } from './register/fiscal/at/verify-dep.js';
 
 const USAGE = `usage: efr <command> [options]
 
@@ -16,6 +17,7 @@ commands:
             --host ADDR  address to listen on (default 0.0.0.0)
   verify    verify a journal export: efr verify <jou.zip>
             checks every record's hash chain and signature, names the first broken one
+            efr verify --country at <dep-export.zip>: an Austrian DEP export (RKSV)
 `;
 
 async function serve(args: string[]): Promise<void> {
@@ -52,6 +54,17 @@ async function main(argv: string[]): Promise<void> {
     case 'serve':
       return serve(rest);
     case 'verify':
+      if (rest[0] === '--country') {
+        if ((rest[1] ?? '').toLowerCase() !== 'at' || !rest[2]) {
+          process.stderr.write('usage: efr verify --country at <dep-export.zip>\n');
+          process.exitCode = 2;
+          return;
+        }
+        const report = await verifyDepZip(rest[2]);
+        (report.ok ? process.stdout : process.stderr).write(`${describeDepReport(report)}\n`);
+        process.exitCode = report.ok ? 0 : 1;
+        return;
+      }
       process.exitCode = await verifyCommand(rest);
       return;
     case undefined:

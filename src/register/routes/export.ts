@@ -4,10 +4,13 @@ import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import { type ExportPeriod, exportFileName, jouExportZip, planJouExport } from '../journal/export/jou-export.js';
 import { rnOfQuery } from '../register-number.js';
+import { countryOf } from '../fiscal/registry.js';
+import { cashboxIdOf } from '../fiscal/at/index.js';
+import { buildDep, depZip } from '../fiscal/at/dep.js';
 import { guarded, queryOf } from './http.js';
 
 /** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*). */
-export const EXPORT_TYPES: readonly string[] = ['jou'];
+export const EXPORT_TYPES: readonly string[] = ['jou', 'dep'];
 
 function isDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
@@ -50,6 +53,17 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const reg = ctx.registers.get(rn);
       if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
       const rid = reg.state.rid;
+      if (type.toLowerCase() === 'dep') {
+        if (countryOf(reg.state.cfg) !== 'AT') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: 'dep is the export of Austrian registers (Cfg.Cmp.Ctry AT)' });
+        const cashboxId = cashboxIdOf(ctx.profiles.settings(rn).raw, reg.state.cfg);
+        const exp = await buildDep(ctx.store, ctx.dataDir, rid, cashboxId);
+        if (exp.count === 0) throw new FiscalError('#NOT_FOUND', { value: `signed receipts of cashbox ${cashboxId}` });
+        return res
+          .code(200)
+          .type('application/zip')
+          .header('content-disposition', `attachment; filename="dep-export.zip"`)
+          .send(depZip(exp));
+      }
       // what is committed (the in-memory head may be ahead while a commit is in flight)
       const head = (await ctx.store.loadRegisters()).find((s) => s.rid === rid)?.sq ?? 0;
       const plan = await planJouExport(ctx.store, rid, rn, head, period);

@@ -1,0 +1,177 @@
+/**
+ * Austria (RKSV): the eight official test scenarios replayed through POST /register with an injected
+ * clock, the scenario's cashbox id and AES key, switching and failing signature devices for real
+ * (the device's key file is taken away while it is "damaged"); the DEP export checked by `efr verify`.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseLossless } from 'lossless-json';
+import { request } from 'undici';
+import { ZipFile } from 'yazl';
+import { ManualClock } from '../src/shared/clock.js';
+import { add, dec, fmt, ZERO } from '../src/shared/money.js';
+import { cashboxDir } from '../src/register/fiscal/at/devices.js';
+import { deviceStore } from '../src/register/fiscal/at/index.js';
+import { ROOT, post, startTestService, tempDir } from './helpers.js';
+
+const DATA = join(ROOT, '..', 'shared', 'testdata', 'at-rksv');
+const SETS = ['taxSetNormal', 'taxSetErmaessigt1', 'taxSetErmaessigt2', 'taxSetNull', 'taxSetBesonders'] as const;
+const LETTERS = ['A', 'B', 'C', 'D', 'E'];
+
+interface Instruction {
+  signatureDeviceDamaged: boolean;
+  receiptIdentifier: string;
+  dateToUse: string;
+  usedSignatureDevice: string;
+  simplifiedReceipt: Record<string, string>;
+  typeOfReceipt: string;
+}
+interface Scenario {
+  cashBoxId: string;
+  base64AesKey: string;
+  companyID: string;
+  numberOfSignatureDevices: string;
+  cashBoxInstructionList: Instruction[];
+}
+
+function load(n: number): Scenario {
+  // numbers keep their text: 120.34 stays "120.34"
+  return parseLossless(readFileSync(join(DATA, `TESTSUITE_TEST_SZENARIO_${n}.json`), 'utf8'), null, (s: string) => s) as unknown as Scenario;
+}
+
+function esrOf(i: Instruction): Record<string, unknown> {
+  const base = { TT: '1', TN: i.receiptIdentifier, D: i.dateToUse };
+  if (i.typeOfReceipt === 'START_BELEG' || i.typeOfReceipt === 'NULL_BELEG') return { ...base, NFS: 'NULL' };
+  const positions = SETS.map((k, n) => ({ n, amt: fmt(dec(i.simplifiedReceipt[k] as string), 2) })).filter((p) => dec(p.amt).v !== 0n);
+  const total = fmt(positions.reduce((a, p) => add(a, dec(p.amt)), ZERO), 2);
+  const esr: Record<string, unknown> = {
+    ...base,
+    T: total,
+    PosA: positions.map((p, k) => ({ _: 'Pos', PN: String(k + 1), Dsc: `Artikel ${LETTERS[p.n]}`, TaxG: LETTERS[p.n], Amt: p.amt })),
+    PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: total }],
+  };
+  if (i.typeOfReceipt === 'TRAINING_BELEG') esr.Test = '1';
+  if (i.typeOfReceipt === 'STORNO_BELEG') Object.assign(esr, { Void: '1', RTL: '', RTT: '9', RTN: `${i.receiptIdentifier}-ORIGINAL` });
+  return esr;
+}
+
+async function zipFiles(files: Record<string, string>, path: string): Promise<void> {
+  const zip = new ZipFile();
+  for (const [name, text] of Object.entries(files)) zip.addBuffer(Buffer.from(text), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream) chunks.push(c as Buffer);
+  writeFileSync(path, Buffer.concat(chunks));
+}
+
+function efrVerify(zip: string): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'at', zip], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+async function unzip(zip: Buffer, dir: string): Promise<Record<string, string>> {
+  const path = join(dir, 'in.zip');
+  writeFileSync(path, zip);
+  const { openPromise } = await import('yauzl');
+  const z = await openPromise(path, { lazyEntries: true, autoClose: false });
+  const out: Record<string, string> = {};
+  for await (const e of z.eachEntry()) {
+    const chunks: Buffer[] = [];
+    for await (const c of await z.openReadStreamPromise(e)) chunks.push(c as Buffer);
+    out[e.fileName] = Buffer.concat(chunks).toString('utf8');
+  }
+  z.close();
+  return out;
+}
+
+describe('RKSV official test scenarios', () => {
+  for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    test(`scenario ${n}: every receipt registers, the DEP export verifies, one tampered receipt is named`, async () => {
+      const sc = load(n);
+      const first = sc.cashBoxInstructionList[0] as Instruction;
+      const clock = new ManualClock(new Date(first.dateToUse));
+      const svc = await startTestService({ clock });
+      const work = tempDir('efr-at-');
+      try {
+        const attrs = (device: string): string => `Fiscal_CashboxId=${sc.cashBoxId} Sign_Cfg=${device}`;
+        assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', Attributes: attrs(first.usedSignatureDevice) })).status, 200);
+        assert.equal((await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'AT', TaxId: sc.companyID } } })).status, 200);
+        // the scenario's AES key and signature devices, placed as an installer would
+        const box = cashboxDir(svc.dataDir, sc.cashBoxId);
+        mkdirSync(box, { recursive: true });
+        writeFileSync(join(box, 'aes.key'), sc.base64AesKey);
+        for (let d = 0; d < Number(sc.numberOfSignatureDevices); d++) await deviceStore(svc.dataDir).device(sc.cashBoxId, sc.companyID, d);
+        let device = first.usedSignatureDevice;
+        let failed = 0;
+        for (const [k, ins] of sc.cashBoxInstructionList.entries()) {
+          clock.set(new Date(ins.dateToUse));
+          if (ins.usedSignatureDevice !== device) {
+            device = ins.usedSignatureDevice;
+            assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', Attributes: attrs(device) })).status, 200);
+          }
+          const key = join(box, `device-${device}`, 'key.pem');
+          if (ins.signatureDeviceDamaged) renameSync(key, `${key}.damaged`);
+          let r;
+          try {
+            r = await post(`${svc.url}/register`, { Tra: { ESR: esrOf(ins) } });
+          } finally {
+            if (ins.signatureDeviceDamaged) renameSync(`${key}.damaged`, key);
+          }
+          assert.equal(r.json.TraC.Result.RC, 'OK', `${ins.receiptIdentifier}: ${r.text}`);
+          const code: string = r.json.TraC.Fis.Code;
+          assert.ok(code.startsWith(`_R1-AT0_${sc.cashBoxId}_${ins.receiptIdentifier}_${ins.dateToUse}_`), code);
+          assert.equal(code, `${r.json.TraC.Fis.Payload}_${Buffer.from(r.json.TraC.Fis.Signature, 'base64url').toString('base64')}`, 'the QR text is the code and the signature');
+          if (ins.signatureDeviceDamaged) {
+            failed += 1;
+            assert.ok(r.json.TraC.Fis.Tag.some((t: { Value: string }) => t.Value === 'Sicherheitseinrichtung ausgefallen'));
+          }
+          if (k === 0) {
+            const fields = code.split('_');
+            // the chain value of a first receipt depends on the cashbox id only; the counter on scenario 1's AES key
+            assert.equal(fields[12], 'cg8hNU5ihto=', 'official chain value of receipt 1');
+            if (n === 1) assert.equal(fields[10], '4r1iIdZGeAQ=', 'official encrypted turnover counter of receipt 1');
+          }
+        }
+        assert.ok(failed > 0);
+        const res = await request(`${svc.url}/export?type=dep`);
+        const zip = Buffer.from(await res.body.arrayBuffer());
+        assert.equal(res.statusCode, 200, zip.toString().slice(0, 300));
+        const zipPath = join(work, 'dep.zip');
+        writeFileSync(zipPath, zip);
+        const ok = efrVerify(zipPath);
+        assert.equal(ok.code, 0, ok.out);
+        assert.match(ok.out, /^OK: \d+ receipts/);
+        const receipts = Number(/OK: (\d+)/.exec(ok.out)?.[1]);
+        assert.ok(receipts >= sc.cashBoxInstructionList.length);
+
+        // one receipt changed: its amount in the signed payload
+        const files = await unzip(zip, work);
+        const dep = JSON.parse(files['dep-export.json'] as string) as { 'Belege-Gruppe': Array<{ 'Belege-kompakt': string[] }> };
+        // a signed receipt (one made while its device had failed is caught by the next one's chain value)
+        const failedMark = Buffer.from('Sicherheitseinrichtung ausgefallen').toString('base64url');
+        const group = dep['Belege-Gruppe'].find((g) => g['Belege-kompakt'].slice(1).some((j) => !j.endsWith(`.${failedMark}`)));
+        assert.ok(group);
+        const at = group['Belege-kompakt'].findIndex((j, i) => i > 0 && !j.endsWith(`.${failedMark}`));
+        const jws = group['Belege-kompakt'][at] as string;
+        const [h, p, s] = jws.split('.');
+        const payload = Buffer.from(p as string, 'base64url').toString('utf8');
+        const parts = payload.split('_');
+        parts[5] = parts[5] === '0,00' ? '0,01' : '0,00';
+        const receiptId = parts[3];
+        group['Belege-kompakt'][at] = `${h}.${Buffer.from(parts.join('_')).toString('base64url')}.${s}`;
+        const bad = join(work, 'tampered.zip');
+        await zipFiles({ 'dep-export.json': JSON.stringify(dep), 'cryptographicMaterialContainer.json': files['cryptographicMaterialContainer.json'] as string }, bad);
+        const broken = efrVerify(bad);
+        assert.equal(broken.code, 1, broken.out);
+        assert.match(broken.out, new RegExp(`BROKEN at receipt \\d+ \\(${receiptId}\\)`));
+      } finally {
+        await svc.stop();
+        rmSync(work, { recursive: true, force: true });
+        assert.ok(!existsSync(work));
+      }
+    });
+  }
+});
