@@ -175,3 +175,31 @@ describe('RKSV official test scenarios', () => {
     });
   }
 });
+
+test('Austria: returns are STO, Fiscal_Test makes training (TRA), Fis_OCR adds the BASE32 form, TL/TT/TN without "_"', async () => {
+  const svc = await startTestService();
+  try {
+    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'Fis_OCR' });
+    await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'AT', TaxId: 'ATU1' }, Loc: { TL: 'wien' }, Trm: { TT: '3' } } });
+    const sale = await post(`${svc.url}/register`, { Tra: { ESR: { PosA: [{ _: 'Pos', Dsc: 'Kaffee', TaxG: '10%', Amt: '3.30' }, { _: 'Pos', Dsc: 'Wein', TaxG: 'A', Amt: '6.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', Amt: '9.30' }] } } });
+    assert.equal(sale.json.TraC.Result.RC, 'OK', sale.text);
+    const f = (sale.json.TraC.Fis.Code as string).split('_');
+    assert.equal(f[2], 'wien-3', 'cashbox id from TL-TT');
+    assert.deepEqual(f.slice(5, 10), ['6,00', '3,30', '0,00', '0,00', '0,00']);
+    const ocr = sale.json.TraC.Fis.Tag.find((t: { Name: string }) => t.Name === 'OCR');
+    assert.match(ocr.Value, /^_R1-AT0_wien-3_.*_[A-Z2-7=]+$/);
+    const ret = await post(`${svc.url}/register`, { Tra: { ESR: { RFN: sale.json.TraC.ESR.FN, PosA: [{ _: 'Pos', Dsc: 'Wein', TaxG: 'A', Amt: '-6.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', Amt: '-6.00' }] } } });
+    assert.equal((ret.json.TraC.Fis.Code as string).split('_')[10], 'U1RP');
+    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'Fiscal_Test' });
+    const tra = await post(`${svc.url}/register`, { Tra: { ESR: { PosA: [{ _: 'Pos', Dsc: 'Wein', TaxG: 'A', Amt: '6.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', Amt: '6.00' }] } } });
+    assert.equal((tra.json.TraC.Fis.Code as string).split('_')[10], 'VFJB');
+    const bad = await post(`${svc.url}/register`, { Tra: { ESR: { TN: 'a_b', PosA: [{ _: 'Pos', Dsc: 'Wein', TaxG: 'A', Amt: '6.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', Amt: '6.00' }] } } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.TraC.Result.UserMessage, /ESR\.TN: "_" separates the fields/);
+    // the first receipt of the cashbox was preceded by an automatic start receipt
+    const start = (await (await request(`${svc.url}/find?sort=asc&_=Tra&limit=1rows`)).body.json()) as { Find: { Records: Array<{ ESR: { NFS: string; Rsn: string } }> } };
+    assert.deepEqual([start.Find.Records[0]?.ESR.NFS, start.Find.Records[0]?.ESR.Rsn], ['NULL', 'Startbeleg']);
+  } finally {
+    await svc.stop();
+  }
+});
