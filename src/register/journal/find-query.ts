@@ -4,7 +4,7 @@
  */
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, isObj, str } from '../codec/index.js';
-import { formatLocalDateTime, isDate, parseLocalDateTime } from '../esr/datetime.js';
+import { isDate, parseLocalDateTime } from '../esr/datetime.js';
 import { type FindQuery, RECORD_TYPES, type RecordType } from './types.js';
 
 export const DEFAULT_LIMIT = { rows: 1000, ms: 5000 };

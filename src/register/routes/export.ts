@@ -4,6 +4,7 @@ import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import { type ExportPeriod, exportFileName, jouExportZip, planJouExport } from '../journal/export/jou-export.js';
 import { rnOfQuery } from '../register-number.js';
+import { isDate } from '../esr/datetime.js';
 import { countryOf } from '../fiscal/registry.js';
 import { cashboxIdOf } from '../fiscal/at/index.js';
 import { buildDep, depZip } from '../fiscal/at/dep.js';
@@ -11,14 +12,6 @@ import { guarded, queryOf } from './http.js';
 
 /** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*). */
 export const EXPORT_TYPES: readonly string[] = ['jou', 'dep'];
-
-function isDate(v: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const t = new Date(Date.UTC(y, mo - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
-}
 
 /** `from` and `till` (YYYY-MM-DD, inclusive). */
 export function periodOf(q: Readonly<Record<string, string>>): ExportPeriod {
@@ -38,9 +31,7 @@ export function periodOf(q: Readonly<Record<string, string>>): ExportPeriod {
 export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/export', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
-      // query names are case-insensitive (app.ts lower-cases them; do it here too)
-      const q: Record<string, string> = {};
-      for (const [k, v] of Object.entries(queryOf(req))) if (typeof v === 'string' && !(k.toLowerCase() in q)) q[k.toLowerCase()] = v;
+      const q = queryOf(req);
       const supported = `supported export types: ${EXPORT_TYPES.join(', ')}`;
       const type = q.type;
       if (type === undefined || type === '') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `required; ${supported}` });
