@@ -16,6 +16,7 @@ import { add, dec, fmt, ZERO } from '../src/shared/money.js';
 import { cashboxDir } from '../src/register/fiscal/at/devices.js';
 import { deviceStore } from '../src/register/fiscal/at/index.js';
 import { ROOT, post, startTestService, tempDir } from './helpers.js';
+import { createDecipheriv, createHash, createPrivateKey, sign } from 'node:crypto';
 
 const DATA = join(ROOT, '..', 'shared', 'testdata', 'at-rksv');
 const SETS = ['taxSetNormal', 'taxSetErmaessigt1', 'taxSetErmaessigt2', 'taxSetNull', 'taxSetBesonders'] as const;
@@ -136,7 +137,7 @@ describe('RKSV official test scenarios', () => {
           }
         }
         assert.ok(failed > 0);
-        const res = await request(`${svc.url}/export?type=dep`);
+        const res = await request(`${svc.url}/export?type=dep&aes=1`);
         const zip = Buffer.from(await res.body.arrayBuffer());
         assert.equal(res.statusCode, 200, zip.toString().slice(0, 300));
         const zipPath = join(work, 'dep.zip');
@@ -144,8 +145,33 @@ describe('RKSV official test scenarios', () => {
         const ok = efrVerify(zipPath);
         assert.equal(ok.code, 0, ok.out);
         assert.match(ok.out, /^OK: \d+ receipts/);
+        assert.match(ok.out, /turnover counter verifies/);
         const receipts = Number(/OK: (\d+)/.exec(ok.out)?.[1]);
         assert.ok(receipts >= sc.cashBoxInstructionList.length);
+
+        // independent of rksv.ts: the chain values and the decrypted counters, against the scenario's own amounts
+        const files0 = await unzip(zip, work);
+        const all = (JSON.parse(files0['dep-export.json'] as string) as { 'Belege-Gruppe': Array<{ 'Belege-kompakt': string[] }> })['Belege-Gruppe'].flatMap((g) => g['Belege-kompakt']);
+        const byId = new Map(sc.cashBoxInstructionList.map((x) => [x.receiptIdentifier, x]));
+        const aes = Buffer.from(sc.base64AesKey, 'base64');
+        let prev = sc.cashBoxId;
+        let expected = 0n;
+        let checked = 0;
+        for (const jws of all) {
+          const fields = Buffer.from(jws.split('.')[1] as string, 'base64url').toString('utf8').split('_');
+          assert.equal(fields[12], createHash('sha256').update(prev).digest().subarray(0, 8).toString('base64'), `chain of ${fields[3]}`);
+          const ins = byId.get(fields[3] as string);
+          const cents = ins && ins.typeOfReceipt !== 'TRAINING_BELEG' ? SETS.reduce((a, k) => a + BigInt(fmt(dec(ins.simplifiedReceipt[k] as string), 2).replace('.', '')), 0n) : 0n;
+          expected += cents;
+          if (fields[10] !== 'U1RP' && fields[10] !== 'VFJB') {
+            const d = createDecipheriv('aes-256-ctr', aes, createHash('sha256').update(`${sc.cashBoxId}${fields[3]}`).digest().subarray(0, 16));
+            const plain = Buffer.concat([d.update(Buffer.from(fields[10] as string, 'base64')), d.final()]);
+            assert.equal(plain.readBigInt64BE(), expected, `turnover counter of ${fields[3]}`);
+            checked += 1;
+          }
+          prev = jws;
+        }
+        assert.ok(checked > 20);
 
         // one receipt changed: its amount in the signed payload
         const files = await unzip(zip, work);
@@ -167,6 +193,35 @@ describe('RKSV official test scenarios', () => {
         const broken = efrVerify(bad);
         assert.equal(broken.code, 1, broken.out);
         assert.match(broken.out, new RegExp(`BROKEN at receipt \\d+ \\(${receiptId}\\)`));
+
+        // a sale changed and signed again with the device's own key: the turnover counter gives it away
+        group['Belege-kompakt'][at] = jws;
+        const fieldsOf = (j: string): string[] => Buffer.from(j.split('.')[1] as string, 'base64url').toString('utf8').split('_');
+        const list = group['Belege-kompakt'];
+        const victim = list.findIndex((j, i) => i > 0 && !j.endsWith(`.${failedMark}`) && !(list[i - 1] as string).endsWith(`.${failedMark}`) && !['U1RP', 'VFJB'].includes(fieldsOf(j)[10] as string) && fieldsOf(j).slice(5, 10).some((a) => a !== '0,00'));
+        assert.ok(victim > 0, 'a signed sale after a signed receipt');
+        const vf = fieldsOf(list[victim] as string);
+        vf[5] = vf[5] === '1,00' ? '2,00' : '1,00';
+        const keyFile = join(box, `device-${/-K(\d+)$/.exec(vf[11] as string)?.[1]}`, 'key.pem');
+        const input = `${h}.${Buffer.from(vf.join('_')).toString('base64url')}`;
+        const resigned = sign('sha256', Buffer.from(input), { key: createPrivateKey(readFileSync(keyFile)), dsaEncoding: 'ieee-p1363' }).toString('base64url');
+        const original = list[victim] as string;
+        list[victim] = `${input}.${resigned}`;
+        const bad2 = join(work, 'resigned.zip');
+        await zipFiles({ 'dep-export.json': JSON.stringify(dep), 'cryptographicMaterialContainer.json': files['cryptographicMaterialContainer.json'] as string }, bad2);
+        const broken2 = efrVerify(bad2);
+        assert.equal(broken2.code, 1, broken2.out);
+        assert.match(broken2.out, new RegExp(`\\(${vf[3]}\\): the turnover counter`));
+        list[victim] = original;
+
+        // a receipt taken out: the next one's chain value no longer fits
+        group['Belege-kompakt'][at] = jws;
+        group['Belege-kompakt'].splice(at, 1);
+        const bad3 = join(work, 'dropped.zip');
+        await zipFiles({ 'dep-export.json': JSON.stringify(dep), 'cryptographicMaterialContainer.json': files['cryptographicMaterialContainer.json'] as string }, bad3);
+        const broken3 = efrVerify(bad3);
+        assert.equal(broken3.code, 1, broken3.out);
+        assert.match(broken3.out, /the chain value does not match/);
       } finally {
         await svc.stop();
         rmSync(work, { recursive: true, force: true });
@@ -199,6 +254,64 @@ test('Austria: returns are STO, Fiscal_Test makes training (TRA), Fis_OCR adds t
     // the first receipt of the cashbox was preceded by an automatic start receipt
     const start = (await (await request(`${svc.url}/find?sort=asc&_=Tra&limit=1rows`)).body.json()) as { Find: { Records: Array<{ ESR: { NFS: string; Rsn: string } }> } };
     assert.deepEqual([start.Find.Records[0]?.ESR.NFS, start.Find.Records[0]?.ESR.Rsn], ['NULL', 'Startbeleg']);
+  } finally {
+    await svc.stop();
+  }
+});
+
+test('Austria: start, monthly, yearly and after-failure null receipts are made automatically; a failed start is refused', async () => {
+  const clock = new ManualClock(new Date(2026, 10, 20, 10, 0, 0));
+  const svc = await startTestService({ clock });
+  try {
+    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'Fiscal_CashboxId=KASSE-7' });
+    await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'AT', TaxId: 'ATU12345678' } } });
+    const box = cashboxDir(svc.dataDir, 'KASSE-7');
+    await deviceStore(svc.dataDir).device('KASSE-7', 'ATU12345678', 0);
+    const key = join(box, 'device-0', 'key.pem');
+    const sale = (): Promise<Awaited<ReturnType<typeof post>>> => post(`${svc.url}/register`, { Tra: { ESR: { PosA: [{ _: 'Pos', Dsc: 'Wein', TaxG: 'A', Amt: '6.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', Amt: '6.00' }] } } });
+    // the cashbox cannot start while its device is gone
+    renameSync(key, `${key}.gone`);
+    const refused = await sale();
+    assert.equal(refused.status, 406);
+    assert.equal(refused.json.TraC.Result.ErrorCode, '#DEVICE_FAILED');
+    renameSync(`${key}.gone`, key);
+    const first = await sale();
+    assert.equal(first.json.TraC.Result.RC, 'OK', first.text);
+    assert.match(first.json.TraC.Fis.Code, /_R1-AT0_KASSE-7_\d+_2026-11-20T10:00:00_6,00_0,00_0,00_0,00_0,00_[^_]+_U:ATU12345678-K0_/);
+    // a failure, then the device is back: a Sammelbeleg first
+    renameSync(key, `${key}.gone`);
+    const during = await sale();
+    assert.ok(during.json.TraC.Fis.Tag.some((t: { Value: string }) => t.Value === 'Sicherheitseinrichtung ausgefallen'));
+    renameSync(`${key}.gone`, key);
+    await sale();
+    clock.set(new Date(2027, 0, 5, 9, 0, 0));
+    await sale();
+    const rsns = ((await (await request(`${svc.url}/find?sort=asc&nfs=NULL&limit=100rows`)).body.json()) as { Find: { Records: Array<{ ESR: { Rsn: string } }> } }).Find.Records.map((r) => r.ESR.Rsn);
+    assert.deepEqual(rsns, ['Startbeleg', 'Sammelbeleg', 'Jahresbeleg']);
+    // the export: without the AES key unless asked; with it, everything verifies
+    const work = tempDir('efr-at-');
+    try {
+      const plain = await request(`${svc.url}/export?type=dep`);
+      const files = await unzip(Buffer.from(await plain.body.arrayBuffer()), work);
+      assert.ok(!('base64AESKey' in JSON.parse(files['cryptographicMaterialContainer.json'] as string)));
+      const full = await request(`${svc.url}/export?type=dep&aes=1`);
+      writeFileSync(join(work, 'full.zip'), Buffer.from(await full.body.arrayBuffer()));
+      const r = efrVerify(join(work, 'full.zip'));
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /OK: 7 receipts.*turnover counter verifies/); // start, 4 sales, Sammelbeleg, Jahresbeleg
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    // a POS's TN is the receipt number: it cannot come back in another year
+    const t1 = await post(`${svc.url}/register`, { Tra: { ESR: { TN: 'R-1', PosA: [{ _: 'Pos', Dsc: 'Wein', TaxG: 'A', Amt: '6.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', Amt: '6.00' }] } } });
+    assert.equal(t1.json.TraC.Result.RC, 'OK', t1.text);
+    clock.set(new Date(2028, 0, 5, 9, 0, 0));
+    const again = await post(`${svc.url}/register`, { Tra: { ESR: { TN: 'R-1', PosA: [{ _: 'Pos', Dsc: 'Bier', TaxG: 'A', Amt: '4.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', Amt: '4.00' }] } } });
+    assert.equal(again.json.TraC.Result.ErrorCode, '#TN_USED');
+    // a non-fiscal document with Test=1 does not enter the chain
+    const nf = await post(`${svc.url}/register`, { Tra: { ESR: { NFS: 'LOGIN', Test: '1' } } });
+    assert.equal(nf.json.TraC.Result.RC, 'OK', nf.text);
+    assert.doesNotMatch(String(nf.json.TraC.Fis.Code), /_R1-AT/);
   } finally {
     await svc.stop();
   }

@@ -148,7 +148,9 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
     const candidates = await ctx.store.byTn(reg.state.rid, tl, tt, tn);
     // TN restarts each year: only a transaction of the same year can be the same one
     for (const r of candidates) if (same(r) && yearOf(r.d) === year) return r;
-    const clash = candidates.find((r) => yearOf(r.d) === year);
+    // a TN is used once a year; in some countries (Austria: it is the receipt number of the code) once ever
+    const once = moduleFor(reg.state.cfg).uniqueTn === true;
+    const clash = candidates.find((r) => r.type === 'Tra' && (once || yearOf(r.d) === year));
     if (clash) throw new FiscalError('#TN_USED', { id: key, sq: clash.sq });
     return undefined;
   }
@@ -168,6 +170,8 @@ interface Checked {
   esr: Obj;
   bc: BusinessCase;
   warnings: string[];
+  /** the TN was numbered by the service */
+  tnGenerated: boolean;
 }
 
 /** Normalize, classify and validate (steps 2 to 4) against a register's state; no side effects on it. */
@@ -177,7 +181,7 @@ function checkTransaction(ctx: ServiceContext, state: RegisterState, type: 'Tra'
   const bc: BusinessCase = classify(norm.esr);
   checkRules(norm.esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type === 'TraS' });
   module.validate(norm.esr, bc);
-  return { esr: norm.esr, bc, warnings: norm.warnings };
+  return { esr: norm.esr, bc, warnings: norm.warnings, tnGenerated: norm.generated.TN };
 }
 
 /** The first request of a register that does not exist yet is checked before the register is created. */
@@ -302,7 +306,7 @@ async function openClosing(ctx: ServiceContext, reg: Register): Promise<Closing>
 
 /** Seals a checked transaction (steps 5 and 6): index columns, counters, fiscal data, Z closing, grand totals. */
 function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', checked: Checked, now: Date, hashes: { ch: Buffer; rh: Buffer }, refs?: References, day?: ZAccumulator): Submitted {
-  const { esr, bc, warnings } = checked;
+  const { esr, bc, warnings, tnGenerated } = checked;
   const { ch, rh } = hashes;
   const state = reg.state;
   const module = moduleFor(state.cfg);
@@ -345,7 +349,7 @@ function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', check
     },
   };
   return sealRecord(ctx, reg, prepared, (sq, prevHash, draft) => {
-    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer, dataDir: ctx.dataDir, attributes: ctx.profiles.settings(state.rn).raw });
+    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer, dataDir: ctx.dataDir, attributes: ctx.profiles.settings(state.rn).raw, tnGenerated });
     if (closing) {
       state.zi += 1;
       const { z, fisZ } = closeZ(day, { zi: state.zi, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: day.lastD || undefined, fisUnitId: ctx.signer.keyId });

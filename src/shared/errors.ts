@@ -274,6 +274,15 @@ const defs = {
       nl: 'Resultaat afgedwongen door het profielattribuut TEST_RC',
     },
   },
+  '#DEVICE_FAILED': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The signature device {value} does not work; the cashbox cannot start without it. Please retry when it is back',
+      de: 'Die Signaturerstellungseinheit {value} funktioniert nicht; ohne sie kann die Kasse nicht starten. Bitte wiederholen, sobald sie wieder da ist',
+      fr: 'Le dispositif de signature {value} ne fonctionne pas ; la caisse ne peut pas démarrer sans lui. Veuillez réessayer',
+      nl: 'Het handtekeningapparaat {value} werkt niet; de kassa kan niet zonder starten. Probeer opnieuw zodra het terug is',
+    },
+  },
   '#JOURNAL': {
     rc: 'NO', status: 406,
     msg: {

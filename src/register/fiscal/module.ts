@@ -25,6 +25,8 @@ export interface FiscalInput {
   dataDir: string;
   /** the register's profile attributes, names lower-cased */
   attributes: ReadonlyMap<string, string>;
+  /** the TN was numbered by the service (not sent by the POS) */
+  tnGenerated: boolean;
 }
 
 /** What a module may need before the synchronous section (opening a signature device, reading keys). */
@@ -42,6 +44,8 @@ export interface FiscalModule {
   readonly letters: TaxLetters;
   /** country rules on top of the generic validation; throws FiscalError */
   validate(esr: Obj, bc: BusinessCase): void;
+  /** a TN sent by the POS may not be used again in another year either (the default: once per year) */
+  readonly uniqueTn?: boolean;
   /** signs, counts and chains; returns the Fis element of the answer */
   fiscalize(input: FiscalInput): Obj;
   /** asynchronous preparation before the synchronous section */

@@ -6,7 +6,8 @@ import { type ExportPeriod, exportFileName, jouExportZip, planJouExport } from '
 import { rnOfQuery } from '../register-number.js';
 import { isDate } from '../esr/datetime.js';
 import { countryOf } from '../fiscal/registry.js';
-import { cashboxIdOf } from '../fiscal/at/index.js';
+import { cashboxIdOf, companyOf } from '../fiscal/at/index.js';
+import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { buildDep, depZip } from '../fiscal/at/dep.js';
 import { guarded, queryOf } from './http.js';
 
@@ -47,7 +48,10 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       if (type.toLowerCase() === 'dep') {
         if (countryOf(reg.state.cfg) !== 'AT') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: 'dep is the export of Austrian registers (Cfg.Cmp.Ctry AT)' });
         const cashboxId = cashboxIdOf(ctx.profiles.settings(rn).raw, reg.state.cfg);
-        const exp = await buildDep(ctx.store, ctx.dataDir, rid, cashboxId);
+        // the AES key leaves the cashbox only when asked for, and only locally or with the password
+        const withAes = ['1', 'true', 'on'].includes((q.aes ?? '').toLowerCase());
+        if (withAes) requireLocalOrPassword(ctx, req, q, rn, 'GET /export?type=dep&aes=1');
+        const exp = await buildDep(ctx.store, ctx.dataDir, rid, cashboxId, companyOf(reg.state.cfg), withAes);
         if (exp.count === 0) throw new FiscalError('#NOT_FOUND', { value: `signed receipts of cashbox ${cashboxId}` });
         return res
           .code(200)

@@ -1,11 +1,11 @@
 /**
  * The DEP export of Austria (Datenerfassungsprotokoll, DEP7 format): the cashbox's signed receipts as
- * compact JWS, grouped by the certificate of the signature device that signed them, with the
- * cryptographic material container (AES key and certificates) that a verifier needs.
+ * compact JWS. As a closed system (AT0) they form one group without a signature certificate; the
+ * cryptographic material container maps each device's key id to its public key (the form the BMF test
+ * tool reads). The AES key is added only when asked for: it stays with the cashbox otherwise.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { X509Certificate } from 'node:crypto';
 import { ZipFile } from 'yazl';
 import { type Obj, obj, str } from '../../codec/index.js';
 import type { JournalStore } from '../../journal/types.js';
@@ -15,54 +15,44 @@ import { JWS_HEADER, parseMachineCode } from './rksv.js';
 
 export interface DepExport {
   dep: { 'Belege-Gruppe': Array<{ Signaturzertifikat: string; Zertifizierungsstellen: string[]; 'Belege-kompakt': string[] }> };
-  container: { base64AESKey: string; certificateOrPublicKeyMap: Record<string, { id: string; signatureDeviceType: 'CERTIFICATE'; signatureCertificateOrPublicKey: string }> };
+  container: { base64AESKey?: string; certificateOrPublicKeyMap: Record<string, { id: string; signatureDeviceType: 'CERTIFICATE' | 'PUBLIC_KEY'; signatureCertificateOrPublicKey: string }> };
   cashboxId: string;
   count: number;
 }
 
-/** The certificates of a cashbox's devices, by serial (upper-case hex). */
-function certificates(dataDir: string, cashboxId: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
-  const dir = cashboxDir(dataDir, cashboxId);
-  if (!existsSync(dir)) return out;
-  for (const name of readdirSync(dir)) {
-    const file = join(dir, name, 'certificate.der');
-    if (!name.startsWith('device-') || !existsSync(file)) continue;
-    const der = readFileSync(file);
-    out.set(new X509Certificate(der).serialNumber.toUpperCase(), der);
-  }
-  return out;
-}
-
-export async function buildDep(store: JournalStore, dataDir: string, rid: number, cashboxId: string): Promise<DepExport> {
-  const certs = certificates(dataDir, cashboxId);
-  const groups: DepExport['dep']['Belege-Gruppe'] = [];
-  const used = new Map<string, Buffer>();
-  let count = 0;
+export async function buildDep(store: JournalStore, dataDir: string, rid: number, cashboxId: string, companyId: string, withAesKey: boolean): Promise<DepExport> {
+  const receipts: string[] = [];
   for await (const r of store.find(rid, { type: 'Tra', sort: 'asc' }, 500)) {
     const fis = obj(JSON.parse(r.data) as Obj, 'Fis');
-    if (!fis) continue;
-    const payload = str(fis, 'Payload');
-    const signature = str(fis, 'Signature');
+    const payload = fis ? str(fis, 'Payload') : undefined;
+    const signature = fis ? str(fis, 'Signature') : undefined;
     if (!payload?.startsWith('_R1-AT') || signature === undefined) continue;
-    const fields = parseMachineCode(payload);
+    let fields;
+    try {
+      fields = parseMachineCode(payload);
+    } catch {
+      continue; // not a receipt of this format
+    }
     if (fields.cashboxId !== cashboxId) continue;
-    const jws = `${JWS_HEADER}.${Buffer.from(payload, 'utf8').toString('base64url')}.${signature}`;
-    const cert = certs.get(fields.certSerial.toUpperCase());
-    const certText = cert ? cert.toString('base64') : '';
-    if (cert) used.set(fields.certSerial.toUpperCase(), cert);
-    const last = groups[groups.length - 1];
-    if (last && last.Signaturzertifikat === certText) last['Belege-kompakt'].push(jws);
-    else groups.push({ Signaturzertifikat: certText, Zertifizierungsstellen: [], 'Belege-kompakt': [jws] });
-    count += 1;
+    receipts.push(`${JWS_HEADER}.${Buffer.from(payload, 'utf8').toString('base64url')}.${signature}`);
   }
+  // every device of the cashbox, by key id, with its public key
   const map: DepExport['container']['certificateOrPublicKeyMap'] = {};
-  for (const [serial, der] of used) map[serial] = { id: serial, signatureDeviceType: 'CERTIFICATE', signatureCertificateOrPublicKey: der.toString('base64') };
+  const dir = cashboxDir(dataDir, cashboxId);
+  const devices = existsSync(dir) ? readdirSync(dir).filter((n) => /^device-\d+$/.test(n)) : [];
+  for (const name of devices) {
+    const index = Number(name.slice('device-'.length));
+    if (!existsSync(join(dir, name, 'key.pem')) && !deviceStore(dataDir).opened(cashboxId, index)) continue;
+    const device = await deviceStore(dataDir).device(cashboxId, companyId, index);
+    map[device.keyId] = { id: device.keyId, signatureDeviceType: 'PUBLIC_KEY', signatureCertificateOrPublicKey: device.publicKey.toString('base64') };
+  }
+  const container: DepExport['container'] = { certificateOrPublicKeyMap: map };
+  if (withAesKey) container.base64AESKey = deviceStore(dataDir).aesKey(cashboxId).toString('base64');
   return {
-    dep: { 'Belege-Gruppe': groups },
-    container: { base64AESKey: deviceStore(dataDir).aesKey(cashboxId).toString('base64'), certificateOrPublicKeyMap: map },
+    dep: { 'Belege-Gruppe': receipts.length ? [{ Signaturzertifikat: '', Zertifizierungsstellen: [], 'Belege-kompakt': receipts }] : [] },
+    container,
     cashboxId,
-    count,
+    count: receipts.length,
   };
 }
 

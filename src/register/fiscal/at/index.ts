@@ -1,22 +1,23 @@
 /**
- * Austria (RKSV). Every cash receipt is signed into the cashbox's chain: the machine-readable code
- * with the five amounts per tax rate, the encrypted turnover counter and the chain value, signed as a
- * compact JWS (ES256) by the selected signature device. Training receipts carry TRA, voids STO; a failed
- * device gives "Sicherheitseinrichtung ausgefallen". Start, monthly and yearly receipts are created
- * automatically, and so is the null receipt that ends a failure. See docs/countries/at.md.
+ * Austria (RKSV). Every cash receipt is signed into its cashbox's chain: the machine-readable code with
+ * the five amounts per tax rate, the encrypted turnover counter and the chain value, signed as a compact
+ * JWS (ES256) by the selected signature device. Training receipts carry TRA, voids and returns STO; a
+ * failed device gives "Sicherheitseinrichtung ausgefallen". Start, monthly, yearly receipts and the null
+ * receipt that ends a failure are created automatically. See docs/countries/at.md.
  */
 import { FiscalError } from '../../../shared/errors.js';
-import { ZERO, dec, eq, fmt, parseDec } from '../../../shared/money.js';
-import { type Obj, lines, str } from '../../codec/index.js';
+import { ZERO, add, dec, eq, fmt, parseDec } from '../../../shared/money.js';
+import { type Obj, lines, obj, str } from '../../codec/index.js';
 import type { BusinessCase } from '../../esr/business-case.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
+import type { RegisterState } from '../../journal/types.js';
 import { GenericModule, testTag } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { AT_LETTERS } from '../tax-letters.js';
 import { DeviceStore } from './devices.js';
 import { RATES, type RateAmounts, STORNO_MARK, TRAINING_MARK, chainValue, compactJws, encryptTurnover, machineCode, ocrText, qrText, signingInput } from './rksv.js';
 
-/** ZDA id of a signature device without a trust service provider's certificate. */
+/** ZDA id of a closed system: the receipts name the device's key id, the DEP carries its public key. */
 export const ZDA = 'AT0';
 /** NFS of a null receipt sent by the POS. */
 export const NULL_RECEIPT = 'NULL';
@@ -31,61 +32,110 @@ export function deviceStore(dataDir: string): DeviceStore {
   return s;
 }
 
-/** The cashbox id: the attribute Fiscal_CashboxId, else TL-TT of the configuration. */
+/** The cashbox id: the attribute Fiscal_CashboxId, else TL-TT of the configuration (else TT). */
 export function cashboxIdOf(attributes: ReadonlyMap<string, string>, cfg: Obj): string {
   const explicit = attributes.get('fiscal_cashboxid');
   if (explicit) return explicit;
-  const loc = cfg.Loc;
-  const trm = cfg.Trm;
-  const tl = loc && typeof loc === 'object' && !Array.isArray(loc) ? (str(loc, 'TL') ?? '') : '';
-  const tt = trm && typeof trm === 'object' && !Array.isArray(trm) ? (str(trm, 'TT') ?? '1') : '1';
+  const tl = str(obj(cfg, 'Loc') ?? {}, 'TL') ?? '';
+  const tt = str(obj(cfg, 'Trm') ?? {}, 'TT') ?? '1';
   return (tl ? `${tl}-${tt}` : tt).replace(/_/g, '/');
 }
 
-function companyOf(cfg: Obj): string {
-  const cmp = cfg.Cmp;
-  return cmp && typeof cmp === 'object' && !Array.isArray(cmp) ? (str(cmp, 'TaxId') ?? '') : '';
+export function companyOf(cfg: Obj): string {
+  return str(obj(cfg, 'Cmp') ?? {}, 'TaxId') ?? '';
 }
 
 function deviceIndex(attributes: ReadonlyMap<string, string>): number {
   const v = attributes.get('sign_cfg');
-  return v !== undefined && /^\d{1,2}$/.test(v) ? Number(v) : 0;
+  if (v === undefined) return 0;
+  if (!/^\d{1,2}$/.test(v)) throw new FiscalError('#INVALID_VALUE', { field: 'Sign_Cfg', detail: `the number of the signature device (0, 1, ...), got "${v}"` });
+  return Number(v);
+}
+
+/** The chain of one cashbox, kept in the register state's country map under the cashbox id. */
+class Chain {
+  constructor(
+    private readonly state: RegisterState,
+    private readonly id: string,
+  ) {}
+  private get(k: string): string {
+    return this.state.country[`${this.id}|${k}`] ?? '';
+  }
+  private set(k: string, v: string): void {
+    this.state.country[`${this.id}|${k}`] = v;
+  }
+  get started(): boolean {
+    return this.get('started') === '1';
+  }
+  get turnover(): bigint {
+    return BigInt(this.get('turnover') || '0');
+  }
+  get lastJws(): string {
+    return this.get('lastJws');
+  }
+  /** the latest month (YYYY-MM) a receipt was made in */
+  get month(): string {
+    return this.get('month');
+  }
+  get failed(): boolean {
+    return this.get('failed') === '1';
+  }
+  /** a yearly receipt that could not be signed and is due when the device works again */
+  get yearDue(): boolean {
+    return this.get('yearDue') === '1';
+  }
+  update(turnover: bigint, jws: string, month: string, failed: boolean, yearDue: boolean): void {
+    this.set('started', '1');
+    this.set('turnover', turnover.toString());
+    this.set('lastJws', jws);
+    if (month > this.month) this.set('month', month);
+    this.set('failed', failed ? '1' : '');
+    this.set('yearDue', yearDue ? '1' : '');
+  }
 }
 
 /** Which receipts enter the RKSV chain, and how. */
 type Kind = 'sale' | 'training' | 'storno' | 'null';
 
 function kindOf(esr: Obj, bc: BusinessCase, attributes: ReadonlyMap<string, string>): Kind | undefined {
-  const nfs = str(esr, 'NFS')?.toUpperCase();
-  if (nfs === NULL_RECEIPT) return 'null';
-  // Fiscal_Test: the cashbox is processed as training
-  if (bc.kind === 'training' || bc.flags.includes('test') || (attributes.has('fiscal_test') && bc.fiscal)) return 'training';
-  if (!bc.fiscal) return undefined;
+  if (str(esr, 'NFS')?.toUpperCase() === NULL_RECEIPT) return 'null';
+  if (bc.kind === 'training') return 'training';
+  if (!bc.fiscal) return undefined; // NF and other NFS documents are not cash receipts
+  // Test=1, or Fiscal_Test for the whole cashbox: processed as training
+  if (bc.flags.includes('test') || attributes.has('fiscal_test')) return 'training';
   if (bc.kind === 'void' || bc.kind === 'return') return 'storno';
   return 'sale';
 }
 
-/** Gross amounts per RKSV rate (cents), from the tax elements. */
+/** Gross amounts per RKSV rate (cents): each rate's sum of the tax elements, rounded once. */
 function amountsOf(esr: Obj): RateAmounts {
-  const sums: bigint[] = [0n, 0n, 0n, 0n, 0n];
+  const sums = [ZERO, ZERO, ZERO, ZERO, ZERO];
   for (const tax of lines(esr, 'TaxA')) {
     if (str(tax, 'TTY')) continue;
     const prc = parseDec(str(tax, 'Prc') ?? '') ?? ZERO;
-    // the code has five fields; other rates (F 7 %, G 5 % of the letter table) go to Besonders
+    // the code has five fields; rates of the letter table outside them (F 7 %, G 5 %) go to Besonders
     const found = RATES.findIndex((r) => eq(dec(r), prc));
     const i = found < 0 ? 4 : found;
-    const amt = parseDec(str(tax, 'Amt') ?? '0') ?? ZERO;
-    const cents = BigInt(fmt(amt, 2).replace('.', ''));
-    sums[i] = (sums[i] as bigint) + cents;
+    sums[i] = add(sums[i] ?? ZERO, parseDec(str(tax, 'Amt') ?? '0') ?? ZERO);
   }
-  return sums as unknown as RateAmounts;
+  return sums.map((s) => BigInt(fmt(s, 2).replace('.', ''))) as unknown as RateAmounts;
 }
 
 const RATE_LABEL = ['Normal', 'Ermäßigt-1', 'Ermäßigt-2', 'Null', 'Besonders'];
+const RSN_START = 'Startbeleg';
+const RSN_YEAR = 'Jahresbeleg';
+
+function checkCashboxId(id: string): void {
+  if (id === '' || id.includes('_') || [...id].length > 50) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'Fiscal_CashboxId', detail: `the cashbox id must have 1 to 50 characters and no "_", got "${id}"` });
+  }
+}
 
 export class AtModule implements FiscalModule {
   readonly country = 'AT';
   readonly letters = AT_LETTERS;
+  /** the receipt number feeds the IV of the counter: a POS's TN may never repeat in a cashbox, across years too */
+  readonly uniqueTn = true;
   private readonly generic = new GenericModule('AT', AT_LETTERS);
 
   validate(esr: Obj): void {
@@ -100,26 +150,24 @@ export class AtModule implements FiscalModule {
   async prepare(input: PrepareInput): Promise<void> {
     const store = deviceStore(input.dataDir);
     const cashbox = cashboxIdOf(input.attributes, input.state.cfg);
+    checkCashboxId(cashbox);
     await store.device(cashbox, companyOf(input.state.cfg), deviceIndex(input.attributes));
     store.aesKey(cashbox);
   }
 
-  /** Start receipt before the first receipt of a cashbox (unless that is a null receipt itself), monthly and yearly receipts, the null receipt after a failure. */
+  /** Start receipt (unless the first receipt is a null receipt itself), monthly or yearly receipt, the null receipt after a failure. */
   before(input: PrepareInput & { d: string }): Obj[] {
-    const c = input.state.country;
+    const cashbox = cashboxIdOf(input.attributes, input.state.cfg);
+    const chain = new Chain(input.state, cashbox);
     const isNull = str(input.esr, 'NFS')?.toUpperCase() === NULL_RECEIPT;
+    if (!chain.started) return isNull ? [] : [{ NFS: NULL_RECEIPT, Rsn: RSN_START }];
     const out: Obj[] = [];
-    if (!c.started) {
-      if (!isNull) out.push({ NFS: NULL_RECEIPT, Rsn: 'Startbeleg' });
-      return out;
-    }
     const ym = input.d.slice(0, 7);
-    if (c.month && c.month !== ym) out.push({ NFS: NULL_RECEIPT, Rsn: c.month.endsWith('-12') ? 'Jahresbeleg' : 'Monatsbeleg' });
-    if (c.failed === '1' && !isNull) {
-      const store = deviceStore(input.dataDir);
-      const device = store.opened(cashboxIdOf(input.attributes, input.state.cfg), deviceIndex(input.attributes));
-      // the device works again: a null receipt ends the failure
-      if (device && device.sign('probe') !== undefined) out.push({ NFS: NULL_RECEIPT, Rsn: 'Sammelbeleg' });
+    if (chain.month && ym > chain.month) out.push({ NFS: NULL_RECEIPT, Rsn: ym.slice(0, 4) > chain.month.slice(0, 4) ? RSN_YEAR : 'Monatsbeleg' });
+    if (chain.failed && !isNull && out.length === 0) {
+      const device = deviceStore(input.dataDir).opened(cashbox, deviceIndex(input.attributes));
+      // the device works again: a null receipt ends the failure (a yearly receipt still due is made now)
+      if (device?.available()) out.push({ NFS: NULL_RECEIPT, Rsn: chain.yearDue ? RSN_YEAR : 'Sammelbeleg' });
     }
     return out;
   }
@@ -130,25 +178,26 @@ export class AtModule implements FiscalModule {
     const kind = kindOf(input.esr, input.bc, input.attributes);
     if (!kind) return fis;
     const { esr, state } = input;
-    const c = state.country;
     const store = deviceStore(input.dataDir);
     const cashboxId = cashboxIdOf(input.attributes, state.cfg);
+    const chain = new Chain(state, cashboxId);
     const device = store.opened(cashboxId, deviceIndex(input.attributes));
     if (!device) throw new FiscalError('#INTERNAL');
-    const receiptId = (str(esr, 'TN') ?? '').replace(/_/g, '/');
+    // the receipt number: the POS's TN, else the service's FN (never repeats; TN restarts each year)
+    const receiptId = (input.tnGenerated ? str(fis, 'FN') : str(esr, 'TN'))?.replace(/_/g, '/') ?? '';
     const date = str(esr, 'D') ?? formatLocalDateTime(input.now);
     const amounts: RateAmounts = kind === 'null' ? [0n, 0n, 0n, 0n, 0n] : amountsOf(esr);
-    let turnover = BigInt(c.turnover ?? '0');
+    let turnover = chain.turnover;
     if (kind !== 'training') turnover += amounts.reduce((a, b) => a + b, 0n);
     const mark = kind === 'training' ? TRAINING_MARK : kind === 'storno' ? STORNO_MARK : encryptTurnover(store.aesKey(cashboxId), cashboxId, receiptId, turnover);
-    const payload = machineCode({ zda: ZDA, cashboxId, receiptId, date, amounts, turnover: mark, certSerial: device.serial, chain: chainValue(c.lastJws || cashboxId) });
+    const payload = machineCode({ zda: ZDA, cashboxId, receiptId, date, amounts, turnover: mark, certSerial: device.keyId, chain: chainValue(chain.lastJws || cashboxId) });
     const signature = device.sign(signingInput(payload));
+    const rsn = str(esr, 'Rsn');
+    // a cashbox cannot start without its device, and a yearly receipt must be signed: it stays due
+    if (!signature && kind === 'null' && rsn === RSN_START) throw new FiscalError('#DEVICE_FAILED', { value: device.keyId });
     const jws = compactJws(payload, signature);
-    c.turnover = turnover.toString();
-    c.lastJws = jws;
-    c.started = '1';
-    c.month = date.slice(0, 7);
-    c.failed = signature ? '' : '1';
+    const yearDue = kind === 'null' && rsn === RSN_YEAR ? !signature : chain.yearDue;
+    chain.update(turnover, jws, date.slice(0, 7), !signature, yearDue);
     const tags: Obj[] = [
       { Name: 'CashboxId', Label: 'Kassen-ID:', Value: cashboxId },
       { Name: 'ReceiptId', Label: 'Beleg-Nr.:', Value: receiptId },
@@ -158,15 +207,14 @@ export class AtModule implements FiscalModule {
     });
     if (!signature) tags.push({ Name: 'Failed', Label: '', Value: 'Sicherheitseinrichtung ausgefallen' });
     if (kind === 'training') tags.push(testTag());
-    const out: Obj = {
+    if (input.attributes.has('fis_ocr')) tags.push({ Name: 'OCR', Label: '', Value: ocrText(jws) });
+    return {
       ...fis,
-      Type: kind === 'null' ? (str(esr, 'Rsn') ?? 'Nullbeleg') : kind === 'training' ? 'Trainingsbeleg' : kind === 'storno' ? 'Stornobeleg' : 'Barumsatz',
+      Type: kind === 'null' ? (rsn ?? 'Nullbeleg') : kind === 'training' ? 'Trainingsbeleg' : kind === 'storno' ? 'Stornobeleg' : 'Barumsatz',
       Payload: payload,
       Signature: jws.split('.')[2] ?? '',
       Code: qrText(jws),
       Tag: tags,
     };
-    if (input.attributes.has('fis_ocr')) tags.push({ Name: 'OCR', Label: '', Value: ocrText(jws) });
-    return out;
   }
 }
