@@ -65,12 +65,14 @@ export function answerOf(sealed: Sealed, extra: { errorCode?: ErrorCode; warning
   if (isObj(data.Z)) body.Z = data.Z;
   const fis = data.Fis;
   if (isObj(fis)) {
-    if (fis.Signature === undefined && type === 'Tra') {
+    if (fis.Signature === undefined && fis.Code === undefined && type === 'Tra') {
       const payload = signingPayload(data, sealed.hash.toString('hex'));
       const signature = sealed.sig.toString('base64');
       body.Fis = { ...fis, Payload: payload, Signature: signature, Code: `${payload};${signature}` };
     } else {
-      body.Fis = fis;
+      // the TSE's log messages stay in the journal (and its exports); the POS gets the printed data
+      const { LogStart: _start, LogFinish: _finish, ...printed } = fis;
+      body.Fis = printed;
     }
   }
   return { root: answerRoot(type), body };

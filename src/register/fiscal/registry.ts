@@ -3,6 +3,7 @@ import type { Obj } from '../codec/index.js';
 import { obj, str } from '../codec/index.js';
 import { GenericModule } from './generic/index.js';
 import { AtModule } from './at/index.js';
+import { DeModule } from './de/index.js';
 import type { FiscalModule } from './module.js';
 import { taxLettersFor } from './tax-letters.js';
 
@@ -17,7 +18,7 @@ export function moduleFor(cfg: Obj): FiscalModule {
   const country = countryOf(cfg);
   let m = modules.get(country);
   if (!m) {
-    m = country === 'AT' ? new AtModule() : new GenericModule(country, taxLettersFor(country));
+    m = country === 'AT' ? new AtModule() : country === 'DE' ? new DeModule() : new GenericModule(country, taxLettersFor(country));
     modules.set(country, m);
   }
   return m;

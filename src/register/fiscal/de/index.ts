@@ -1,0 +1,143 @@
+/**
+ * Germany (KassenSichV) with a software TSE: TraS starts a TSE transaction (StartTransaction log), the
+ * closing Tra finishes it (FinishTransaction log; a Tra without a started TID starts and finishes in one
+ * go). The receipt gets the TSE data to print and the QR code of DSFinV-K. When the TSE does not answer,
+ * the transaction is registered all the same, marked "TSE ausgefallen". See docs/countries/de.md.
+ */
+import { FiscalError } from '../../../shared/errors.js';
+import { ZERO, add, dec, eq, fmt, parseDec } from '../../../shared/money.js';
+import { type Obj, lines, str } from '../../codec/index.js';
+import { parseLocalDateTime } from '../../esr/datetime.js';
+import { GenericModule } from '../generic/index.js';
+import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
+import { DE_LETTERS } from '../tax-letters.js';
+import { type Operation, OID, signedPart, transactionLog } from './log-message.js';
+import { type Tse, openTse } from './tse.js';
+
+/** The VAT rates of the DSFinV-K receipt amounts, in their order: 19, 7, 10.7, 5.5, 0. */
+const DSFINV_RATES = ['19', '7', '10.7', '5.5', '0'];
+
+/** processData of a receipt in the DSFinV-K form `Beleg^<gross per rate>^<amount>:<type>_...`. */
+export function processData(esr: Obj): string {
+  const gross = [ZERO, ZERO, ZERO, ZERO, ZERO];
+  for (const tax of lines(esr, 'TaxA')) {
+    const prc = parseDec(str(tax, 'Prc') ?? '') ?? ZERO;
+    const i = DSFINV_RATES.findIndex((r) => eq(dec(r), prc));
+    if (i >= 0) gross[i] = add(gross[i] ?? ZERO, parseDec(str(tax, 'Amt') ?? '0') ?? ZERO);
+  }
+  const byType = new Map<string, typeof ZERO>();
+  for (const pay of lines(esr, 'PayA')) {
+    const type = ['cash', 'change', 'foreign'].includes(str(pay, 'PayG') ?? 'cash') ? 'Bar' : 'Unbar';
+    byType.set(type, add(byType.get(type) ?? ZERO, parseDec(str(pay, 'Amt') ?? '0') ?? ZERO));
+  }
+  const pays = [...byType].map(([type, amt]) => `${fmt(amt, 2)}:${type}`).join('_');
+  return `Beleg^${gross.map((g) => fmt(g, 2)).join('_')}^${pays}`;
+}
+
+const iso = (unix: bigint): string => new Date(Number(unix) * 1000).toISOString().replace(/\.\d{3}Z$/, '.000Z');
+const local = (unix: bigint): string => {
+  const d = new Date(Number(unix) * 1000);
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+};
+
+function unixOf(localDateTime: string | undefined, now: Date): bigint {
+  const d = localDateTime ? parseLocalDateTime(localDateTime) : undefined;
+  return BigInt(Math.floor((d ?? now).getTime() / 1000));
+}
+
+interface Logged {
+  message?: Buffer;
+  counter: bigint;
+  time: bigint;
+  signature?: Buffer;
+}
+
+export class DeModule implements FiscalModule {
+  readonly country = 'DE';
+  readonly letters = DE_LETTERS;
+  private readonly generic = new GenericModule('DE', DE_LETTERS);
+
+  validate(): void {
+    // the generic rules
+  }
+
+  async prepare(input: PrepareInput): Promise<void> {
+    openTse(input.dataDir, input.state.rn);
+  }
+
+  fiscalize(input: FiscalInput): Obj {
+    const { esr, state, bc } = input;
+    const c = state.country;
+    const tse = openTse(input.dataDir, state.rn);
+    const clientId = `${str(esr, 'TL') ?? ''}/${str(esr, 'TT') ?? '1'}`;
+    const processType = bc.fiscal ? 'Kassenbeleg-V1' : 'SonstigerVorgang';
+    const now = unixOf(undefined, input.now);
+    const tidIn = str(esr, 'TID');
+    // checks first: nothing of the TSE's state changes before they pass
+    if (input.type === 'Tra' && tidIn && c[`de|open|${tidIn}`] === undefined) {
+      throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TID', detail: `TSE transaction ${tidIn} is not open (never started, or finished before)` });
+    }
+    const log = (operationType: Operation, transactionNumber: bigint, data: string): Logged => {
+      const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
+      const env = { certifiedDataType: OID.transactionLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
+      const t = { operationType, clientId, processData: Buffer.from(data, 'utf8'), processType, transactionNumber };
+      const signature = tse.sign(signedPart(env, t));
+      if (!signature) return { counter, time: now };
+      c['de|sigCnt'] = counter.toString();
+      return { message: transactionLog(env, t, signature), counter, time: now, signature };
+    };
+    if (input.type === 'TraS') {
+      const tid = BigInt(c['de|trNr'] ?? '0') + 1n;
+      const start = log('StartTransaction', tid, '');
+      if (!start.message) return failed(this.generic.fiscalize(input), tse);
+      c['de|trNr'] = tid.toString();
+      c[`de|open|${tid}`] = start.time.toString();
+      return { TID: tid.toString(), StartD: str(esr, 'D') ?? local(start.time), LogStart: start.message.toString('base64') };
+    }
+    const fis = this.generic.fiscalize(input);
+    let tid: bigint;
+    let startTime: bigint;
+    let logStart: Buffer | undefined;
+    if (tidIn) {
+      tid = BigInt(tidIn);
+      startTime = BigInt(c[`de|open|${tidIn}`] as string);
+    } else {
+      tid = BigInt(c['de|trNr'] ?? '0') + 1n;
+      const start = log('StartTransaction', tid, '');
+      if (!start.message) return failed(fis, tse);
+      c['de|trNr'] = tid.toString();
+      startTime = start.time;
+      logStart = start.message;
+    }
+    const data = bc.fiscal ? processData(esr) : '';
+    const finish = log('FinishTransaction', tid, data);
+    if (!finish.message || !finish.signature) return failed(fis, tse);
+    delete c[`de|open|${tid}`];
+    const signature = finish.signature.toString('base64');
+    const code = ['V0', clientId, processType, data, tid.toString(), finish.counter.toString(), iso(startTime), iso(finish.time), 'ecdsa-plain-SHA256', 'unixTime', signature, tse.publicKey.toString('base64')].join(';');
+    const out: Obj = {
+      ...fis,
+      TID: tid.toString(),
+      Code: code,
+      Tag: [
+        { Label: 'TrNr:', Value: tid.toString(), Name: 'FN' },
+        { Label: 'Beg.:', Value: local(startTime), Name: 'StartD' },
+        { Label: 'Ende:', Value: local(finish.time), Name: 'FinishD' },
+        { Label: 'TSE :', Value: tse.serial.toString('hex'), Name: 'Serial' },
+        { Label: 'SigZ:', Value: finish.counter.toString(), Name: 'SignCnt' },
+        { Label: 'Sign:', Value: signature, Name: 'Sign' },
+        { Label: 'KSNr:', Value: clientId, Name: 'KSNr' },
+      ],
+      LogFinish: finish.message.toString('base64'),
+    };
+    if (logStart) out.LogStart = logStart.toString('base64');
+    return out;
+  }
+}
+
+/** The TSE did not answer: registered all the same, marked as the law wants it printed. */
+function failed(fis: Obj, tse: Tse): Obj {
+  return { ...fis, Tag: [{ Label: '', Value: 'TSE ausgefallen', Name: 'TSEFailed' }, { Label: 'TSE :', Value: tse.serial.toString('hex'), Name: 'Serial' }] };
+}
+

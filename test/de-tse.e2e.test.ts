@@ -1,0 +1,96 @@
+/**
+ * Germany: a software TSE over real HTTP. Start/finish pairs, parallel open transactions and a TSE
+ * failure; the log messages checked with openssl (asn1parse of the DER, dgst -verify of the signature
+ * over the signed part), counters gapless.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as asn1js from 'asn1js';
+import { inflateRawSync } from 'node:zlib';
+import Database from 'better-sqlite3';
+import { parseLog } from '../src/register/fiscal/de/log-message.js';
+import { tseDir } from '../src/register/fiscal/de/tse.js';
+import { get, post, startTestService, tempDir } from './helpers.js';
+
+const receipt = (extra: Record<string, unknown> = {}): object => ({
+  Tra: { ESR: { TL: '001', TT: '1', PosA: [{ _: 'Pos', Dsc: 'Brot', TaxG: 'B', Amt: '1.50' }, { _: 'Pos', Dsc: 'Bier', TaxG: 'A', Amt: '6.88' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '8.38' }], ...extra } },
+});
+
+/** plain R‖S to the DER form openssl reads */
+function derSignature(plain: Buffer): Buffer {
+  const int = (b: Buffer): asn1js.Integer => asn1js.Integer.fromBigInt(BigInt(`0x${b.toString('hex')}`));
+  return Buffer.from(new asn1js.Sequence({ value: [int(plain.subarray(0, 32)), int(plain.subarray(32))] }).toBER(false));
+}
+
+test('start and finish, parallel transactions, TSE failure; log messages pass openssl', async () => {
+  const svc = await startTestService();
+  const work = tempDir('efr-de-');
+  try {
+    await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'DE', TaxId: 'DE123456789' } } });
+    // one receipt in one go
+    const one = await post(`${svc.url}/register`, receipt());
+    assert.equal(one.json.TraC.Result.RC, 'OK', one.text);
+    const fis = one.json.TraC.Fis;
+    const parts = (fis.Code as string).split(';');
+    assert.deepEqual(parts.slice(0, 4), ['V0', '001/1', 'Kassenbeleg-V1', 'Beleg^6.88_1.50_0.00_0.00_0.00^8.38:Bar']);
+    assert.equal(parts[8], 'ecdsa-plain-SHA256');
+    assert.equal(parts[9], 'unixTime');
+    assert.deepEqual(fis.Tag.map((t: { Name: string }) => t.Name), ['FN', 'StartD', 'FinishD', 'Serial', 'SignCnt', 'Sign', 'KSNr']);
+    assert.equal(fis.LogFinish, undefined, 'log messages stay in the journal');
+    // parallel: three started, finished in another order
+    const starts = [];
+    for (let i = 0; i < 3; i++) starts.push((await post(`${svc.url}/register`, { TraS: { ESR: { TL: '001', TT: '1' } } })).json.TraSC.Fis.TID as number);
+    assert.deepEqual(starts, [2, 3, 4]);
+    for (const tid of [3, 2, 4]) {
+      const r = await post(`${svc.url}/register`, receipt({ TID: String(tid) }));
+      assert.equal(r.json.TraC.Fis.TID, tid, r.text);
+    }
+    const again = await post(`${svc.url}/register`, receipt({ TID: '3' }));
+    assert.equal(again.status, 400, 'a finished transaction cannot be finished again');
+    // the TSE does not answer: registered all the same, marked
+    const key = join(tseDir(svc.dataDir, 'def'), 'tse.key.pem');
+    renameSync(key, `${key}.gone`);
+    const failed = await post(`${svc.url}/register`, receipt());
+    renameSync(`${key}.gone`, key);
+    assert.equal(failed.json.TraC.Result.RC, 'OK', failed.text);
+    assert.ok(failed.json.TraC.Fis.Tag.some((t: { Value: string }) => t.Value === 'TSE ausgefallen'));
+
+    // every log message from the journal: openssl reads the DER and verifies the signature
+    const db = new Database(join(svc.dataDir, 'journal', 'journal.sqlite'), { readonly: true });
+    const rows = db.prepare('SELECT data FROM journal ORDER BY sq').all() as Array<{ data: Buffer }>;
+    db.close();
+    const logs = rows.flatMap((r) => {
+      const f = JSON.parse(inflateRawSync(r.data).toString()).Fis ?? {};
+      return [f.LogStart, f.LogFinish].filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
+    });
+    assert.equal(logs.length, 1 * 2 + 3 + 3, 'start and finish of the first, three starts, three finishes');
+    const q = parseLog(logs[0] as Buffer);
+    const pub = Buffer.from(parts[11] as string, 'base64');
+    const pem = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: pub.subarray(1, 33).toString('base64url'), y: pub.subarray(33).toString('base64url') }, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
+    writeFileSync(join(work, 'pub.pem'), pem);
+    const counters: bigint[] = [];
+    logs.forEach((m, i) => {
+      const p = parseLog(m);
+      counters.push(p.signatureCounter);
+      assert.deepEqual(p.serialNumber, q.serialNumber);
+      writeFileSync(join(work, `log${i}.der`), m);
+      const parsed = spawnSync('openssl', ['asn1parse', '-inform', 'DER', '-in', join(work, `log${i}.der`)], { encoding: 'utf8' });
+      assert.equal(parsed.status, 0, parsed.stderr);
+      assert.match(parsed.stdout, /INTEGER\s+:02\n.*OBJECT\s+:0\.4\.0\.127\.0\.7\.3\.7\.1\.1/);
+      assert.match(parsed.stdout, /OBJECT\s+:0\.4\.0\.127\.0\.7\.1\.1\.4\.1\.3/);
+      writeFileSync(join(work, `signed${i}.bin`), p.signed);
+      writeFileSync(join(work, `sig${i}.der`), derSignature(p.signatureValue));
+      const v = spawnSync('openssl', ['dgst', '-sha256', '-verify', join(work, 'pub.pem'), '-signature', join(work, `sig${i}.der`), join(work, `signed${i}.bin`)], { encoding: 'utf8' });
+      assert.match(v.stdout, /Verified OK/, v.stderr);
+    });
+    assert.deepEqual(counters, counters.map((_, i) => BigInt(i + 1)), 'signature counter gapless');
+    const last = await get(`${svc.url}/last?_=TraS`);
+    assert.equal(last.json.TraSC.Fis.TID, 4);
+  } finally {
+    await svc.stop();
+  }
+});
