@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { startService } from './register/server.js';
 import { verifyCommand } from './register/journal/export/verify-cli.js';
 import { describeDepReport, verifyDepZip } from './register/fiscal/at/verify-dep.js';
+import { describeTseReport, readTar, verifyTse } from './register/fiscal/de/verify-tse.js';
 
 const USAGE = `usage: efr <command> [options]
 
@@ -18,6 +19,7 @@ commands:
   verify    verify a journal export: efr verify <jou.zip>
             checks every record's hash chain and signature, names the first broken one
             efr verify --country at <dep-export.zip>: an Austrian DEP export (RKSV)
+            efr verify --country de <export.tar>: a German TSE export (TR-03153)
 `;
 
 async function serve(args: string[]): Promise<void> {
@@ -55,13 +57,15 @@ async function main(argv: string[]): Promise<void> {
       return serve(rest);
     case 'verify':
       if (rest[0] === '--country') {
-        if ((rest[1] ?? '').toLowerCase() !== 'at' || !rest[2]) {
-          process.stderr.write('usage: efr verify --country at <dep-export.zip>\n');
+        const country = (rest[1] ?? '').toLowerCase();
+        if (!['at', 'de'].includes(country) || !rest[2]) {
+          process.stderr.write('usage: efr verify --country at <dep-export.zip> | efr verify --country de <export.tar>\n');
           process.exitCode = 2;
           return;
         }
-        const report = await verifyDepZip(rest[2]);
-        (report.ok ? process.stdout : process.stderr).write(`${describeDepReport(report)}\n`);
+        const report = country === 'at' ? await verifyDepZip(rest[2]) : verifyTse(await readTar(rest[2]));
+        const text = country === 'at' ? describeDepReport(report as Awaited<ReturnType<typeof verifyDepZip>>) : describeTseReport(report as ReturnType<typeof verifyTse>);
+        (report.ok ? process.stdout : process.stderr).write(`${text}\n`);
         process.exitCode = report.ok ? 0 : 1;
         return;
       }

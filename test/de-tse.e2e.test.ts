@@ -14,7 +14,10 @@ import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { parseLog } from '../src/register/fiscal/de/log-message.js';
 import { tseDir } from '../src/register/fiscal/de/tse.js';
-import { get, post, startTestService, tempDir } from './helpers.js';
+import { ROOT, get, post, startTestService, tempDir } from './helpers.js';
+import { request } from 'undici';
+import { pack } from 'tar-stream';
+import { readTar } from '../src/register/fiscal/de/verify-tse.js';
 
 const receipt = (extra: Record<string, unknown> = {}): object => ({
   Tra: { ESR: { TL: '001', TT: '1', PosA: [{ _: 'Pos', Dsc: 'Brot', TaxG: 'B', Amt: '1.50' }, { _: 'Pos', Dsc: 'Bier', TaxG: 'A', Amt: '6.88' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '8.38' }], ...extra } },
@@ -90,6 +93,42 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     assert.deepEqual(counters, counters.map((_, i) => BigInt(i + 1)), 'signature counter gapless');
     const last = await get(`${svc.url}/last?_=TraS`);
     assert.equal(last.json.TraSC.Fis.TID, 4);
+
+    // the TSE export TAR, verified by `efr verify --country de`; one changed byte is named
+    const res = await request(`${svc.url}/export?type=tse`);
+    assert.equal(res.statusCode, 200);
+    const tarPath = join(work, 'export.tar');
+    writeFileSync(tarPath, Buffer.from(await res.body.arrayBuffer()));
+    const files = await readTar(tarPath);
+    const names = [...files.keys()];
+    assert.equal(names.filter((n) => n.endsWith('.log')).length, logs.length);
+    assert.ok(names.some((n) => /^Unixt_\d+_Sig-1_Log-Tra_No-1_Start_Client-001-1\.log$/.test(n)), names.join('\n'));
+    assert.ok(names.some((n) => /^[0-9a-f]{64}_X509\.cer$/.test(n)));
+    assert.ok(names.includes('info.csv'));
+    const certFile = names.find((n) => n.endsWith('_X509.cer')) as string;
+    writeFileSync(join(work, 'tse.cer'), files.get(certFile) as Buffer);
+    const x = spawnSync('openssl', ['x509', '-inform', 'DER', '-in', join(work, 'tse.cer'), '-noout', '-subject'], { encoding: 'utf8' });
+    assert.match(x.stdout, /efr software TSE/, x.stderr);
+    const verifyTar = (path: string): { code: number | null; out: string } => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'de', path], { cwd: ROOT, encoding: 'utf8' });
+      return { code: r.status, out: `${r.stdout}${r.stderr}` };
+    };
+    const ok = verifyTar(tarPath);
+    assert.equal(ok.code, 0, ok.out);
+    assert.match(ok.out, new RegExp(`OK: ${logs.length} log messages`));
+    const victim = names.find((n) => /_Sig-5_/.test(n)) as string;
+    const changed = Buffer.from(files.get(victim) as Buffer);
+    changed[20] = (changed[20] as number) ^ 1;
+    const tamperedPath = join(work, 'tampered.tar');
+    const out = pack();
+    for (const [n, b] of files) out.entry({ name: n }, n === victim ? changed : b);
+    out.finalize();
+    const chunks: Buffer[] = [];
+    for await (const c of out) chunks.push(c as Buffer);
+    writeFileSync(tamperedPath, Buffer.concat(chunks));
+    const broken = verifyTar(tamperedPath);
+    assert.equal(broken.code, 1, broken.out);
+    assert.match(broken.out, new RegExp(`BROKEN at ${victim.replace(/[.]/g, '\\.')}`));
   } finally {
     await svc.stop();
   }

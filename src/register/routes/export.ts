@@ -9,10 +9,11 @@ import { countryOf } from '../fiscal/registry.js';
 import { cashboxIdOf, companyOf } from '../fiscal/at/index.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { buildDep, depZip } from '../fiscal/at/dep.js';
+import { tseTar } from '../fiscal/de/tse-export.js';
 import { guarded, queryOf } from './http.js';
 
 /** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*). */
-export const EXPORT_TYPES: readonly string[] = ['jou', 'dep'];
+export const EXPORT_TYPES: readonly string[] = ['jou', 'dep', 'tse'];
 
 /** `from` and `till` (YYYY-MM-DD, inclusive). */
 export function periodOf(q: Readonly<Record<string, string>>): ExportPeriod {
@@ -45,6 +46,14 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const reg = ctx.registers.get(rn);
       if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
       const rid = reg.state.rid;
+      if (type.toLowerCase() === 'tse') {
+        if (countryOf(reg.state.cfg) !== 'DE') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: 'tse is the export of German registers (Cfg.Cmp.Ctry DE)' });
+        const bound = (d: string | undefined, end: boolean): bigint | undefined => (d ? BigInt(Math.floor(new Date(`${d}T${end ? '23:59:59' : '00:00:00'}`).getTime() / 1000)) : undefined);
+        const from = bound(period.from, false);
+        const till = bound(period.till, true);
+        const tar = await tseTar(ctx.store, ctx.dataDir, rid, rn, { ...(from !== undefined ? { from } : {}), ...(till !== undefined ? { till } : {}) });
+        return res.code(200).type('application/x-tar').header('content-disposition', 'attachment; filename="export.tar"').send(tar);
+      }
       if (type.toLowerCase() === 'dep') {
         if (countryOf(reg.state.cfg) !== 'AT') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: 'dep is the export of Austrian registers (Cfg.Cmp.Ctry AT)' });
         const cashboxId = cashboxIdOf(ctx.profiles.settings(rn).raw, reg.state.cfg);

@@ -1,0 +1,76 @@
+/**
+ * The TSE export of TR-03153: a TAR of the log messages (`Unixt_<time>_Sig-<counter>_Log-Tra_No-<n>_
+ * <Start|Finish>_Client-<client id>.log`), the TSE's certificate (`<serial hex>_X509.cer`) and
+ * `info.csv`, read from the journal where the log messages are kept.
+ */
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { readFileSync, existsSync, writeFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPrivateKey, webcrypto } from 'node:crypto';
+import { pack } from 'tar-stream';
+import { type Obj, obj, str } from '../../codec/index.js';
+import type { JournalStore } from '../../journal/types.js';
+import { parseLog } from './log-message.js';
+import { openTse, tseDir } from './tse.js';
+
+x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+
+/** The TSE's self-issued certificate (DER), created once beside its key. */
+export async function tseCertificate(dataDir: string, rn: string): Promise<Buffer> {
+  const file = join(tseDir(dataDir, rn), 'tse.cert.der');
+  if (existsSync(file)) return readFileSync(file);
+  const tse = openTse(dataDir, rn);
+  const pkcs8 = createPrivateKey(readFileSync(join(tseDir(dataDir, rn), 'tse.key.pem'))).export({ type: 'pkcs8', format: 'der' });
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', pkcs8, alg, true, ['sign']);
+  const publicKey = await webcrypto.subtle.importKey('raw', tse.publicKey, alg, true, ['verify']);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: `01${tse.serial.subarray(0, 15).toString('hex')}`,
+    name: `CN=efr software TSE ${tse.serial.toString('hex').slice(0, 16)}`,
+    notBefore: new Date(2000, 0, 1),
+    notAfter: new Date(2100, 0, 1),
+    signingAlgorithm: alg,
+    keys: { privateKey, publicKey } as CryptoKeyPair,
+  });
+  const der = Buffer.from(cert.rawData);
+  writeFileSync(`${file}.tmp`, der);
+  renameSync(`${file}.tmp`, file);
+  return der;
+}
+
+export interface TsePeriod {
+  /** unix seconds, inclusive */
+  from?: bigint;
+  till?: bigint;
+}
+
+/** The TAR as a stream; log messages in SQ order. */
+export async function tseTar(store: JournalStore, dataDir: string, rid: number, rn: string, period: TsePeriod): Promise<NodeJS.ReadableStream> {
+  const tar = pack();
+  const cert = await tseCertificate(dataDir, rn);
+  const tse = openTse(dataDir, rn);
+  const serialHex = tse.serial.toString('hex');
+  (async () => {
+    let count = 0;
+    for await (const r of store.find(rid, { sort: 'asc' }, 500)) {
+      if (r.type !== 'Tra' && r.type !== 'TraS') continue;
+      const fis = obj(JSON.parse(r.data) as Obj, 'Fis');
+      for (const key of ['LogStart', 'LogFinish']) {
+        const b64 = fis ? str(fis, key) : undefined;
+        if (!b64) continue;
+        const message = Buffer.from(b64, 'base64');
+        const p = parseLog(message);
+        if ((period.from !== undefined && p.signatureCreationTime < period.from) || (period.till !== undefined && p.signatureCreationTime > period.till)) continue;
+        const op = (p.operationType ?? '').replace('Transaction', '');
+        const name = `Unixt_${p.signatureCreationTime}_Sig-${p.signatureCounter}_Log-Tra_No-${p.transactionNumber ?? 0}_${op}_Client-${(p.clientId ?? '').replace(/[^A-Za-z0-9-]/g, '-')}.log`;
+        tar.entry({ name, mtime: new Date(Number(p.signatureCreationTime) * 1000) }, message);
+        count += 1;
+      }
+    }
+    tar.entry({ name: `${serialHex}_X509.cer` }, cert);
+    tar.entry({ name: 'info.csv' }, `"description:","efr software TSE";"manufacturer:","efr";"serial number:","${serialHex}";"signature algorithm:","ecdsa-plain-SHA256";"log messages:","${count}"\r\n`);
+    tar.finalize();
+  })().catch((e: unknown) => tar.destroy(e instanceof Error ? e : new Error(String(e))));
+  return tar as unknown as NodeJS.ReadableStream;
+}
