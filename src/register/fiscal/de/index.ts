@@ -90,7 +90,14 @@ export class DeModule implements FiscalModule {
     if (input.type === 'TraS') {
       const tid = BigInt(c['de|trNr'] ?? '0') + 1n;
       const start = log('StartTransaction', tid, '');
-      if (!start.message) return failed(this.generic.fiscalize(input), tse);
+      if (!start.message) {
+        // the TSE did not answer: the start is registered with a number of the service; the closing Tra
+        // then starts and finishes its TSE transaction in one go (or is marked failed again)
+        // (the number is taken from the TSE's sequence, so that it is never the number of a real one)
+        c['de|trNr'] = tid.toString();
+        c[`de|open|${tid}`] = 'failed';
+        return { ...failed({}, tse), TID: tid.toString(), StartD: str(esr, 'D') ?? local(now) };
+      }
       c['de|trNr'] = tid.toString();
       c[`de|open|${tid}`] = start.time.toString();
       return { TID: tid.toString(), StartD: str(esr, 'D') ?? local(start.time), LogStart: start.message.toString('base64') };
@@ -99,7 +106,8 @@ export class DeModule implements FiscalModule {
     let tid: bigint;
     let startTime: bigint;
     let logStart: Buffer | undefined;
-    if (tidIn) {
+    if (tidIn && c[`de|open|${tidIn}`] === 'failed') delete c[`de|open|${tidIn}`];
+    if (tidIn && c[`de|open|${tidIn}`] !== undefined) {
       tid = BigInt(tidIn);
       startTime = BigInt(c[`de|open|${tidIn}`] as string);
     } else {
