@@ -60,8 +60,8 @@ export async function referenceOf(ctx: ServiceContext, reg: Register, esr: Obj):
   const rfn = str(esr, 'RFN')?.trim();
   const rtn = str(esr, 'RTN')?.trim();
   const rdYear = /^\d{4}/.exec(str(esr, 'RD')?.trim() ?? '')?.[0];
-  const rids = companyRids(ctx, reg);
   if (rtn) {
+    const rids = companyRids(ctx, reg);
     const own = identityOf(esr);
     const tl = str(esr, 'RTL')?.trim() || own.tl;
     const tt = str(esr, 'RTT')?.trim() || own.tt;
@@ -112,7 +112,18 @@ function remainingQuantities(original: JournalRecord, earlier: JournalRecord[]):
   return left;
 }
 
+/** What a transaction that names no other transaction needs: only the check that no position says Resume. */
+const NO_REFERENCES: References = {
+  check(esr: Obj): void {
+    lines(esr, 'PosA').forEach((p, i) => {
+      if (isPos(p) && str(p, 'Resume') === '1') throw new FiscalError('#INVALID_VALUE', { field: `ESR.PosA[${i}].Resume`, detail: 'a resumed position needs ESR.ResumeFN' });
+    });
+  },
+};
+
 export async function loadReferences(ctx: ServiceContext, reg: Register, esrIn: Obj): Promise<References> {
+  // the common case, a sale naming nothing: no lookups
+  if (!str(esrIn, 'RFN') && !str(esrIn, 'RTN') && !str(esrIn, 'ResumeFN') && str(esrIn, 'Void') !== '1') return NO_REFERENCES;
   const rid = reg.state.rid;
   const { ref, original } = await referenceOf(ctx, reg, esrIn);
   const isVoid = str(esrIn, 'Void') === '1';

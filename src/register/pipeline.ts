@@ -74,7 +74,7 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   const state = reg.state;
   const sq = state.sq + 1;
   const prevHash = state.hash;
-  const counters = { fn: state.fn, tid: state.tid, zi: state.zi };
+  const counters = { fn: state.fn, tid: state.tid, zi: state.zi, country: { ...state.country } };
   let data: Obj;
   let text: string;
   try {
@@ -96,6 +96,9 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   state.sq = sq;
   state.hash = hash.toString('hex');
   state.last[prepared.type] = sq;
+  // GET /last answers the newest record: the cache is refilled after the commit (or from the journal)
+  reg.last.delete(prepared.type);
+  reg.last.delete('any');
   prepared.apply?.(state, sq, data);
   const committed = ctx.committer.submit(record);
   reg.pending.set(sq, committed.catch(() => undefined));
@@ -125,10 +128,12 @@ export async function appendRecord(ctx: ServiceContext, reg: Register, prepared:
   return s.sealed;
 }
 
-function remember(reg: Register, type: RecordType, sealed: Sealed): ReturnType<typeof answerOf> {
+/** Keeps a committed record's answer for GET /last, unless a newer record was sealed meanwhile. */
+export function remember(reg: Register, type: RecordType, sealed: Sealed): ReturnType<typeof answerOf> {
   const answer = answerOf(sealed);
-  reg.last.set(type, answer);
-  reg.last.set('any', answer);
+  const sq = Number(str(sealed.data, 'SQ'));
+  if (reg.state.last[type] === sq) reg.last.set(type, answer);
+  if (reg.state.sq === sq) reg.last.set('any', answer);
   return answer;
 }
 

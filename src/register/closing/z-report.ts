@@ -217,12 +217,13 @@ function positionsOf(posA: Obj[]): PositionInfo[] {
 }
 
 /** The transaction total: ESR.T, else the VAT tax amounts, else the modified positions, else the payments. */
-function totalOf(esr: Obj, positions: PositionInfo[]): Dec {
+function totalOf(esr: Obj, positions: PositionInfo[] | (() => PositionInfo[])): Dec {
   const t = str(esr, 'T');
   if (t !== undefined && parseDec(t)) return dec(t);
   const vat = lines(esr, 'TaxA').filter((x) => !str(x, 'TTY'));
   if (vat.length) return sum(vat.map((x) => amountOf(str(x, 'Amt'))));
-  if (positions.length) return sum(positions.map((p) => p.modified));
+  const pos = typeof positions === 'function' ? positions() : positions;
+  if (pos.length) return sum(pos.map((p) => p.modified));
   return sum(lines(esr, 'PayA').map((p) => amountOf(str(p, 'Amt'))));
 }
 
@@ -618,7 +619,8 @@ export function emptyTotals(): GrandTotals {
 export function addToTotals(gt: GrandTotals, record: Obj): void {
   const v = view(record);
   if (!v || v.role !== 'turnover') return;
-  const total = totalOf(v.esr, positionsOf(lines(v.esr, 'PosA')));
+  // the positions only when the record has neither T nor taxes (normalized records always have T)
+  const total = totalOf(v.esr, () => positionsOf(lines(v.esr, 'PosA')));
   gt.t = plus(gt.t, total);
   if (sign(total) > 0) gt.pos = plus(gt.pos, total);
   else if (sign(total) < 0) gt.neg = plus(gt.neg, total);

@@ -4,7 +4,7 @@ import { FiscalError } from '../../shared/errors.js';
 import { type Obj, bodyFormat, decodeBody } from '../codec/index.js';
 import { saveCfg } from '../cfg.js';
 import type { ServiceContext } from '../context.js';
-import { answerOf } from '../respond.js';
+import { remember } from '../pipeline.js';
 import { registerNumber, rnOfQuery } from '../register-number.js';
 import { STATE_BOOLEANS, STATE_NUMBERS, stateRecord } from '../state-record.js';
 import { obj, str } from '../codec/index.js';
@@ -48,11 +48,7 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const reg = await ctx.registers.getOrCreate(rn);
       const outcome = await saveCfg(ctx, reg, doc.body);
       const body: Obj = { SQ: String(outcome.sq), Result: outcome.warnings.length ? { RC: 'OK', Warning: outcome.warnings } : { RC: 'OK' } };
-      if (outcome.sealed) {
-        const cached = answerOf(outcome.sealed);
-        reg.last.set('Cfg', cached);
-        reg.last.set('any', cached);
-      }
+      if (outcome.sealed) remember(reg, 'Cfg', outcome.sealed);
       return sendDoc(res, formatOf(req), 'CfgC', body);
     }),
   );

@@ -7,7 +7,7 @@
 import { FiscalError } from '../../../shared/errors.js';
 import { ZERO, add, dec, eq, fmt, parseDec } from '../../../shared/money.js';
 import { type Obj, lines, str } from '../../codec/index.js';
-import { parseLocalDateTime } from '../../esr/datetime.js';
+import { formatLocalDateTime, parseLocalDateTime } from '../../esr/datetime.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { DE_LETTERS } from '../tax-letters.js';
@@ -34,12 +34,9 @@ export function processData(esr: Obj): string {
   return `Beleg^${gross.map((g) => fmt(g, 2)).join('_')}^${pays}`;
 }
 
-const iso = (unix: bigint): string => new Date(Number(unix) * 1000).toISOString().replace(/\.\d{3}Z$/, '.000Z');
-const local = (unix: bigint): string => {
-  const d = new Date(Number(unix) * 1000);
-  const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-};
+const iso = (unix: bigint): string => new Date(Number(unix) * 1000).toISOString();
+/** as printed: local time with a space, e.g. 2024-08-01 10:50:30 */
+const local = (unix: bigint): string => formatLocalDateTime(new Date(Number(unix) * 1000)).replace('T', ' ');
 
 function unixOf(localDateTime: string | undefined, now: Date): bigint {
   const d = localDateTime ? parseLocalDateTime(localDateTime) : undefined;
