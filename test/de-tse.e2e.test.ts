@@ -101,6 +101,30 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     const last = await get(`${svc.url}/last?_=TraS`);
     assert.ok(last.json.TraSC.Fis.TID > 0);
 
+    // an update keeps the transaction open; an abort finishes it with AVBelegabbruch
+    const s7 = (await post(`${svc.url}/register`, { TraS: { ESR: { TL: '001', TT: '1' } } })).json.TraSC.Fis.TID as number;
+    const upd = await post(`${svc.url}/register`, { TraU: { ESR: { TL: '001', TT: '1', TID: String(s7), PosA: [{ _: 'Pos', Dsc: 'Brot', TaxG: 'B', Amt: '1.50' }] } } });
+    assert.equal(upd.json.TraUC.Result.RC, 'OK', upd.text);
+    assert.equal(upd.json.TraUC.Fis.TID, s7);
+    const abort = await post(`${svc.url}/register`, { TraV: { ESR: { TL: '001', TT: '1', TID: String(s7) } } });
+    assert.equal(abort.json.TraVC.Result.RC, 'OK', abort.text);
+    assert.match(abort.json.TraVC.Fis.Code, new RegExp(`^V0;001/1;Kassenbeleg-V1;AVBelegabbruch\\^0\\.00_0\\.00_0\\.00_0\\.00_0\\.00\\^;${s7};`));
+    const closedAgain = await post(`${svc.url}/register`, receipt({ TID: String(s7) }));
+    assert.equal(closedAgain.status, 400, 'an aborted transaction is finished');
+    const noTid = await post(`${svc.url}/register`, { TraU: { ESR: { TL: '001', TT: '1' } } });
+    assert.equal(noTid.status, 400);
+    assert.match(noTid.json.TraUC.Result.UserMessage, /ESR\.TID is required/);
+    logs.push(...(await (async () => {
+      const db2 = new Database(join(svc.dataDir, 'journal', 'journal.sqlite'), { readonly: true });
+      const more = db2.prepare("SELECT data FROM journal WHERE type IN ('TraS', 'TraU', 'TraV') AND sq > ? ORDER BY sq").all(rows.length) as Array<{ data: Buffer }>;
+      db2.close();
+      return more.flatMap((r) => {
+        const f = JSON.parse(inflateRawSync(r.data).toString()).Fis ?? {};
+        return [f.LogStart, f.LogUpdate, f.LogFinish].filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
+      });
+    })()));
+    assert.equal(logs.length, 13, 'plus start, update and finish of the aborted one');
+
     // the TSE export TAR, verified by `efr verify --country de`; one changed byte is named
     const res = await request(`${svc.url}/export?type=tse`);
     assert.equal(res.statusCode, 200);

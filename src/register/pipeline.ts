@@ -13,7 +13,7 @@ import { identityOf, normalizeTra } from './esr/normalize.js';
 import { checkRules, checkShape } from './esr/validate.js';
 import { moduleFor } from './fiscal/registry.js';
 import { chainHash, signingPayload } from './journal/chain.js';
-import type { JournalRecord, RecordType, RegisterState } from './journal/types.js';
+import type { JournalRecord, RecordType, RegisterState, TransactionType } from './journal/types.js';
 import { type Register, initialState } from './registers.js';
 import { type References, loadReferences, stale } from './originals.js';
 import { type ZAccumulator, addToTotals, addToZ, closeZ, emptyZ, totalsTags } from './closing/z-report.js';
@@ -31,7 +31,7 @@ export interface RegisterRequest {
   mode: Mode;
 }
 
-const ROOTS = ['Tra', 'TraS', 'Audit'];
+const ROOTS = ['Tra', 'TraS', 'TraU', 'TraV', 'Audit'];
 
 /** The next automatic TN of TL/TT in a year: one more than the last, 1 in a new year. */
 export function nextTn(state: RegisterState, tl: string, tt: string, year: number): string {
@@ -180,25 +180,25 @@ interface Checked {
 }
 
 /** Normalize, classify and validate (steps 2 to 4) against a register's state; no side effects on it. */
-function checkTransaction(ctx: ServiceContext, state: RegisterState, type: 'Tra' | 'TraS', esrIn: Obj, now: Date): Checked {
+function checkTransaction(ctx: ServiceContext, state: RegisterState, type: TransactionType, esrIn: Obj, now: Date): Checked {
   const module = moduleFor(state.cfg);
   const norm = normalizeTra(esrIn, { now, letters: module.letters, assignTn: type === 'Tra', nextTn: (tl, tt, y) => nextTn(state, tl, tt, y) });
   const bc: BusinessCase = classify(norm.esr);
-  checkRules(norm.esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type === 'TraS' });
+  checkRules(norm.esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type !== 'Tra' });
   module.validate(norm.esr, bc);
   return { esr: norm.esr, bc, warnings: norm.warnings, tnGenerated: norm.generated.TN };
 }
 
 /** The first request of a register that does not exist yet is checked before the register is created. */
 export function checkBeforeCreating(ctx: ServiceContext, rn: string, doc: Doc): void {
-  if (doc.root !== 'Tra' && doc.root !== 'TraS') return;
+  if (!['Tra', 'TraS', 'TraU', 'TraV'].includes(doc.root)) return;
   const copy = structuredClone(doc.body);
   const esrIn = checkShape(doc.root, copy);
-  checkTransaction(ctx, { ...initialState(rn), rid: -1 }, doc.root, esrIn, ctx.clock.now());
+  checkTransaction(ctx, { ...initialState(rn), rid: -1 }, doc.root as TransactionType, esrIn, ctx.clock.now());
 }
 
 async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode, attempt = 0): Promise<Outcome> {
-  const type = doc.root as 'Tra' | 'TraS';
+  const type = doc.root as TransactionType;
   const esrIn = checkShape(type, doc.body);
   const { ch, rh } = contentHashes(esrIn);
   const dIn = str(esrIn, 'D');
@@ -310,7 +310,7 @@ async function openClosing(ctx: ServiceContext, reg: Register): Promise<Closing>
 }
 
 /** Seals a checked transaction (steps 5 and 6): index columns, counters, fiscal data, Z closing, grand totals. */
-function sealTra(ctx: ServiceContext, reg: Register, type: 'Tra' | 'TraS', checked: Checked, now: Date, hashes: { ch: Buffer; rh: Buffer }, refs?: References, day?: ZAccumulator): Submitted {
+function sealTra(ctx: ServiceContext, reg: Register, type: TransactionType, checked: Checked, now: Date, hashes: { ch: Buffer; rh: Buffer }, refs?: References, day?: ZAccumulator): Submitted {
   const { esr, bc, warnings, tnGenerated } = checked;
   const { ch, rh } = hashes;
   const state = reg.state;

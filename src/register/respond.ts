@@ -14,7 +14,7 @@ export interface Reply {
   body: string;
 }
 
-const ANSWER_ROOT: Readonly<Record<string, string>> = { Tra: 'TraC', TraS: 'TraSC', Audit: 'AuditC', Cfg: 'CfgC' };
+const ANSWER_ROOT: Readonly<Record<string, string>> = { Tra: 'TraC', TraS: 'TraSC', TraU: 'TraUC', TraV: 'TraVC', Audit: 'AuditC', Cfg: 'CfgC' };
 
 export function answerRoot(requestRoot: string | undefined): string {
   return (requestRoot && Object.hasOwn(ANSWER_ROOT, requestRoot) && ANSWER_ROOT[requestRoot]) || 'TraC';
@@ -51,7 +51,7 @@ export function answerOf(sealed: Sealed, extra: { errorCode?: ErrorCode; warning
   if (warnings.length) result.Warning = warnings;
   const body: Obj = { SQ: str(data, 'SQ') ?? '0', Result: result };
   const esr = obj(data, 'ESR');
-  if (esr && (type === 'Tra' || type === 'TraS')) {
+  if (esr && ['Tra', 'TraS', 'TraU', 'TraV'].includes(type)) {
     const out: Obj = {};
     for (const k of ['D', 'TN']) {
       const v = str(esr, k);
@@ -71,7 +71,7 @@ export function answerOf(sealed: Sealed, extra: { errorCode?: ErrorCode; warning
       body.Fis = { ...fis, Payload: payload, Signature: signature, Code: `${payload};${signature}` };
     } else {
       // the TSE's log messages stay in the journal (and its exports); the POS gets the printed data
-      const { LogStart: _start, LogFinish: _finish, ...printed } = fis;
+      const { LogStart: _start, LogUpdate: _update, LogFinish: _finish, ...printed } = fis;
       body.Fis = printed;
     }
   }

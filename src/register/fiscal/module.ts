@@ -4,7 +4,7 @@
  */
 import type { Obj } from '../codec/index.js';
 import type { BusinessCase } from '../esr/business-case.js';
-import type { RegisterState } from '../journal/types.js';
+import type { RegisterState, TransactionType } from '../journal/types.js';
 import type { Signer } from '../security/signer.js';
 import type { TaxLetters } from './tax-letters.js';
 
@@ -15,7 +15,7 @@ export interface FiscalInput {
   /** hex hash of the register's previous journal record */
   prevHash: string;
   now: Date;
-  type: 'Tra' | 'TraS';
+  type: TransactionType;
   /** the normalized and validated ESR */
   esr: Obj;
   bc: BusinessCase;

@@ -5,8 +5,11 @@
 import type { Obj } from '../codec/index.js';
 import type { GrandTotals } from '../closing/z-report.js';
 
-export type RecordType = 'Tra' | 'TraS' | 'Rep' | 'Cfg' | 'log' | 'Audit';
-export const RECORD_TYPES: readonly RecordType[] = ['Tra', 'TraS', 'Rep', 'Cfg', 'log', 'Audit'];
+export type RecordType = 'Tra' | 'TraS' | 'TraU' | 'TraV' | 'Rep' | 'Cfg' | 'log' | 'Audit';
+export const RECORD_TYPES: readonly RecordType[] = ['Tra', 'TraS', 'TraU', 'TraV', 'Rep', 'Cfg', 'log', 'Audit'];
+
+/** Transactions: a receipt (Tra) and the start, update and abort of a TSE transaction (Germany). */
+export type TransactionType = 'Tra' | 'TraS' | 'TraU' | 'TraV';
 
 /** The per-register counters, kept in memory and stored with every append in the same transaction. */
 export interface RegisterState {

@@ -72,7 +72,8 @@ export class DeModule implements FiscalModule {
     const now = unixOf(undefined, input.now);
     const tidIn = str(esr, 'TID');
     // checks first: nothing of the TSE's state changes before they pass
-    if (input.type === 'Tra' && tidIn && c[`de|open|${tidIn}`] === undefined) {
+    if ((input.type === 'TraU' || input.type === 'TraV') && !tidIn) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.TID' });
+    if (input.type !== 'TraS' && tidIn && c[`de|open|${tidIn}`] === undefined) {
       throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TID', detail: `TSE transaction ${tidIn} is not open (never started, or finished before)` });
     }
     const log = (operationType: Operation, transactionNumber: bigint, data: string): Logged => {
@@ -99,6 +100,7 @@ export class DeModule implements FiscalModule {
       c[`de|open|${tid}`] = start.time.toString();
       return { TID: tid.toString(), StartD: str(esr, 'D') ?? local(start.time), LogStart: start.message.toString('base64') };
     }
+    if (input.type === 'TraU' || input.type === 'TraV') return this.updateOrAbort(input, tse, clientId, processType, now, log);
     const fis = this.generic.fiscalize(input);
     let tid: bigint;
     let startTime: bigint;
@@ -138,6 +140,38 @@ export class DeModule implements FiscalModule {
     };
     if (logStart) out.LogStart = logStart.toString('base64');
     return out;
+  }
+
+  /**
+   * TraU: an UpdateTransaction log with the transaction's data so far; it stays open.
+   * TraV: the transaction is aborted: finished with the process data `AVBelegabbruch^<gross per rate>^`.
+   */
+  private updateOrAbort(input: FiscalInput, tse: Tse, clientId: string, processType: string, now: bigint, log: (op: Operation, tid: bigint, data: string) => Logged): Obj {
+    const { esr, state } = input;
+    const c = state.country;
+    const tidText = str(esr, 'TID') as string;
+    const tid = BigInt(tidText);
+    if (c[`de|open|${tidText}`] === 'failed') {
+      if (input.type === 'TraV') delete c[`de|open|${tidText}`];
+      return { ...failed({}, tse), TID: tidText };
+    }
+    const gross = processData(esr).split('^')[1] ?? '0.00_0.00_0.00_0.00_0.00';
+    if (input.type === 'TraU') {
+      const update = log('UpdateTransaction', tid, lines(esr, 'PosA').length ? processData(esr) : '');
+      if (!update.message) return { ...failed({}, tse), TID: tidText };
+      return { TID: tidText, D: local(update.time), LogUpdate: update.message.toString('base64') };
+    }
+    const data = `AVBelegabbruch^${gross}^`;
+    const finish = log('FinishTransaction', tid, data);
+    if (!finish.message || !finish.signature) return { ...failed({}, tse), TID: tidText };
+    const startTime = BigInt(c[`de|open|${tidText}`] ?? now.toString());
+    delete c[`de|open|${tidText}`];
+    const signature = finish.signature.toString('base64');
+    return {
+      TID: tidText,
+      Code: ['V0', clientId, processType, data, tidText, finish.counter.toString(), iso(startTime), iso(finish.time), 'ecdsa-plain-SHA256', 'unixTime', signature, tse.publicKey.toString('base64')].join(';'),
+      LogFinish: finish.message.toString('base64'),
+    };
   }
 }
 

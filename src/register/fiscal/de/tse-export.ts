@@ -54,9 +54,9 @@ export async function tseTar(store: JournalStore, dataDir: string, rid: number, 
   (async () => {
     let count = 0;
     for await (const r of store.find(rid, { sort: 'asc' }, 500)) {
-      if (r.type !== 'Tra' && r.type !== 'TraS') continue;
+      if (!['Tra', 'TraS', 'TraU', 'TraV'].includes(r.type)) continue;
       const fis = obj(JSON.parse(r.data) as Obj, 'Fis');
-      for (const key of ['LogStart', 'LogFinish']) {
+      for (const key of ['LogStart', 'LogUpdate', 'LogFinish']) {
         const b64 = fis ? str(fis, key) : undefined;
         if (!b64) continue;
         const message = Buffer.from(b64, 'base64');

@@ -4,6 +4,7 @@
  * becomes Fis.Signature, its signing payload Fis.Payload (docs/countries/generic.md).
  */
 import { formatLocalDateTime } from '../../esr/datetime.js';
+import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, str } from '../../codec/index.js';
 import type { FiscalInput, FiscalModule } from '../module.js';
 import { type TaxLetters } from '../tax-letters.js';
@@ -28,6 +29,12 @@ export class GenericModule implements FiscalModule {
     if (input.type === 'TraS') {
       state.tid += 1;
       return { TID: String(state.tid), StartD: str(esr, 'D') ?? fisD };
+    }
+    if (input.type === 'TraU' || input.type === 'TraV') {
+      // update and abort of a started transaction: recorded, nothing to sign without a TSE
+      const tid = str(esr, 'TID');
+      if (!tid) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.TID' });
+      return { TID: tid, D: fisD };
     }
     state.fn += 1;
     // No signature of its own: the journal's signature of this record (over its signing payload,
