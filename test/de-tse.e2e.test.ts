@@ -75,9 +75,9 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     db.close();
     const logs = rows.flatMap((r) => {
       const f = JSON.parse(inflateRawSync(r.data).toString()).Fis ?? {};
-      return [f.LogStart, f.LogFinish].filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
+      return [f.LogSystem, f.LogStart, f.LogFinish].filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
     });
-    assert.equal(logs.length, 1 * 2 + 3 + 3 + 2, 'start and finish of the first, three starts, three finishes, start and finish after the failure');
+    assert.equal(logs.length, 1 + 1 * 2 + 3 + 3 + 2, 'the initialization, start and finish of the first, three starts, three finishes, start and finish after the failure');
     const q = parseLog(logs[0] as Buffer);
     const pub = Buffer.from(parts[11] as string, 'base64');
     const pem = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: pub.subarray(1, 33).toString('base64url'), y: pub.subarray(33).toString('base64url') }, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
@@ -90,7 +90,7 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
       writeFileSync(join(work, `log${i}.der`), m);
       const parsed = spawnSync('openssl', ['asn1parse', '-inform', 'DER', '-in', join(work, `log${i}.der`)], { encoding: 'utf8' });
       assert.equal(parsed.status, 0, parsed.stderr);
-      assert.match(parsed.stdout, /INTEGER\s+:02\n.*OBJECT\s+:0\.4\.0\.127\.0\.7\.3\.7\.1\.1/);
+      assert.match(parsed.stdout, i === 0 ? /INTEGER\s+:02\n.*OBJECT\s+:0\.4\.0\.127\.0\.7\.3\.7\.1\.2/ : /INTEGER\s+:02\n.*OBJECT\s+:0\.4\.0\.127\.0\.7\.3\.7\.1\.1/);
       assert.match(parsed.stdout, /OBJECT\s+:0\.4\.0\.127\.0\.7\.1\.1\.4\.1\.3/);
       writeFileSync(join(work, `signed${i}.bin`), p.signed);
       writeFileSync(join(work, `sig${i}.der`), derSignature(p.signatureValue));
@@ -123,7 +123,7 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
         return [f.LogStart, f.LogUpdate, f.LogFinish].filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
       });
     })()));
-    assert.equal(logs.length, 13, 'plus start, update and finish of the aborted one');
+    assert.equal(logs.length, 14, 'plus start, update and finish of the aborted one');
 
     // the TSE export TAR, verified by `efr verify --country de`; one changed byte is named
     const res = await request(`${svc.url}/export?type=tse`);
@@ -133,7 +133,8 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     const files = await readTar(tarPath);
     const names = [...files.keys()];
     assert.equal(names.filter((n) => n.endsWith('.log')).length, logs.length);
-    assert.ok(names.some((n) => /^Unixt_\d+_Sig-1_Log-Tra_No-1_Start_Client-001-1\.log$/.test(n)), names.join('\n'));
+    assert.ok(names.some((n) => /^Unixt_\d+_Sig-1_Log-Sys_initialize\.log$/.test(n)), names.join('\n'));
+    assert.ok(names.some((n) => /^Unixt_\d+_Sig-2_Log-Tra_No-1_Start_Client-001-1\.log$/.test(n)), names.join('\n'));
     assert.ok(names.some((n) => /^[0-9a-f]{64}_X509\.cer$/.test(n)));
     assert.ok(names.includes('info.csv'));
     const certFile = names.find((n) => n.endsWith('_X509.cer')) as string;

@@ -11,7 +11,7 @@ import { formatLocalDateTime, parseLocalDateTime } from '../../esr/datetime.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { DE_LETTERS } from '../tax-letters.js';
-import { type Operation, OID, signedPart, transactionLog } from './log-message.js';
+import { type Operation, OID, signedPart, systemLog, systemSignedPart, transactionLog } from './log-message.js';
 import { type Tse, openTse } from './tse.js';
 
 /** The VAT rates of the DSFinV-K receipt amounts, in their order: 19, 7, 10.7, 5.5, 0. */
@@ -76,6 +76,8 @@ export class DeModule implements FiscalModule {
     if (input.type !== 'TraS' && tidIn && c[`de|open|${tidIn}`] === undefined) {
       throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TID', detail: `TSE transaction ${tidIn} is not open (never started, or finished before)` });
     }
+    // the first use of the TSE: its initialization is the first system log (signature counter 1)
+    const initLog = this.initialize(c, tse, now);
     const log = (operationType: Operation, transactionNumber: bigint, data: string): Logged => {
       const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
       const env = { certifiedDataType: OID.transactionLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
@@ -98,9 +100,9 @@ export class DeModule implements FiscalModule {
       }
       c['de|trNr'] = tid.toString();
       c[`de|open|${tid}`] = start.time.toString();
-      return { TID: tid.toString(), StartD: str(esr, 'D') ?? local(start.time), LogStart: start.message.toString('base64') };
+      return withInit({ TID: tid.toString(), StartD: str(esr, 'D') ?? local(start.time), LogStart: start.message.toString('base64') }, initLog);
     }
-    if (input.type === 'TraU' || input.type === 'TraV') return this.updateOrAbort(input, tse, clientId, processType, now, log);
+    if (input.type === 'TraU' || input.type === 'TraV') return withInit(this.updateOrAbort(input, tse, clientId, processType, now, log), initLog);
     const fis = this.generic.fiscalize(input);
     let tid: bigint;
     let startTime: bigint;
@@ -139,7 +141,20 @@ export class DeModule implements FiscalModule {
       LogFinish: finish.message.toString('base64'),
     };
     if (logStart) out.LogStart = logStart.toString('base64');
-    return out;
+    return withInit(out, initLog);
+  }
+
+  /** The system log of the TSE's initialization, once, before its first transaction log. */
+  private initialize(c: Record<string, string>, tse: Tse, now: bigint): Buffer | undefined {
+    if (c['de|initialized'] === '1') return undefined;
+    const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
+    const env = { certifiedDataType: OID.systemLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
+    const event = { eventType: 'initialize', eventOrigin: 'SE-API', eventTriggeredByUser: 'efr', eventData: Buffer.alloc(0) };
+    const signature = tse.sign(systemSignedPart(env, event));
+    if (!signature) return undefined; // tried again with the next transaction
+    c['de|sigCnt'] = counter.toString();
+    c['de|initialized'] = '1';
+    return systemLog(env, event, signature);
   }
 
   /**
@@ -173,6 +188,11 @@ export class DeModule implements FiscalModule {
       LogFinish: finish.message.toString('base64'),
     };
   }
+}
+
+/** Carries the initialization's system log with the record in which it happened (for the export). */
+function withInit(fis: Obj, initLog: Buffer | undefined): Obj {
+  return initLog ? { ...fis, LogSystem: initLog.toString('base64') } : fis;
 }
 
 /** The TSE did not answer: registered all the same, marked as the law wants it printed. */

@@ -70,6 +70,31 @@ export function signedPart(env: Envelope, t: TransactionData): Buffer {
   return Buffer.concat(elements(env, transactionElements(t)).map(der));
 }
 
+/** A system event of the TSE (TR-03151 SystemLogMessage): eventType [0], eventOrigin [1], eventTriggeredByUser [2], eventData [3]. */
+export interface SystemEvent {
+  eventType: string;
+  eventOrigin: string;
+  eventTriggeredByUser: string;
+  eventData: Buffer;
+}
+
+function systemElements(e: SystemEvent): asn1js.BaseBlock[] {
+  return [
+    implicit(0, Buffer.from(e.eventType, 'ascii')),
+    implicit(1, Buffer.from(e.eventOrigin, 'ascii')),
+    implicit(2, Buffer.from(e.eventTriggeredByUser, 'ascii')),
+    implicit(3, e.eventData),
+  ];
+}
+
+export function systemSignedPart(env: Envelope, e: SystemEvent): Buffer {
+  return Buffer.concat(elements(env, systemElements(e)).map(der));
+}
+
+export function systemLog(env: Envelope, e: SystemEvent, signature: Buffer): Buffer {
+  return der(new asn1js.Sequence({ value: [...elements(env, systemElements(e)), new asn1js.OctetString({ valueHex: signature })] }));
+}
+
 export function transactionLog(env: Envelope, t: TransactionData, signature: Buffer): Buffer {
   return der(new asn1js.Sequence({ value: [...elements(env, transactionElements(t)), new asn1js.OctetString({ valueHex: signature })] }));
 }

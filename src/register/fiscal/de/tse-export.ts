@@ -11,7 +11,7 @@ import { createPrivateKey, webcrypto } from 'node:crypto';
 import { pack } from 'tar-stream';
 import { type Obj, obj, str } from '../../codec/index.js';
 import type { JournalStore } from '../../journal/types.js';
-import { parseLog } from './log-message.js';
+import { OID, parseLog } from './log-message.js';
 import { openTse, tseDir } from './tse.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
@@ -56,14 +56,17 @@ export async function tseTar(store: JournalStore, dataDir: string, rid: number, 
     for await (const r of store.find(rid, { sort: 'asc' }, 500)) {
       if (!['Tra', 'TraS', 'TraU', 'TraV'].includes(r.type)) continue;
       const fis = obj(JSON.parse(r.data) as Obj, 'Fis');
-      for (const key of ['LogStart', 'LogUpdate', 'LogFinish']) {
+      for (const key of ['LogSystem', 'LogStart', 'LogUpdate', 'LogFinish']) {
         const b64 = fis ? str(fis, key) : undefined;
         if (!b64) continue;
         const message = Buffer.from(b64, 'base64');
         const p = parseLog(message);
         if ((period.from !== undefined && p.signatureCreationTime < period.from) || (period.till !== undefined && p.signatureCreationTime > period.till)) continue;
         const op = (p.operationType ?? '').replace('Transaction', '');
-        const name = `Unixt_${p.signatureCreationTime}_Sig-${p.signatureCounter}_Log-Tra_No-${p.transactionNumber ?? 0}_${op}_Client-${(p.clientId ?? '').replace(/[^A-Za-z0-9-]/g, '-')}.log`;
+        const name =
+          p.certifiedDataType === OID.systemLog
+            ? `Unixt_${p.signatureCreationTime}_Sig-${p.signatureCounter}_Log-Sys_${op.replace(/[^A-Za-z0-9-]/g, '-')}.log`
+            : `Unixt_${p.signatureCreationTime}_Sig-${p.signatureCounter}_Log-Tra_No-${p.transactionNumber ?? 0}_${op}_Client-${(p.clientId ?? '').replace(/[^A-Za-z0-9-]/g, '-')}.log`;
         tar.entry({ name, mtime: new Date(Number(p.signatureCreationTime) * 1000) }, message);
         count += 1;
       }
