@@ -55,13 +55,6 @@ export const LINE_TYPES_OF: Readonly<Record<string, readonly string[]>> = {
   TaxA: ['Tax'],
 };
 
-export const PAYG: readonly string[] = [
-  'cash', 'change', 'refund', 'atm', 'foreign', 'debitcard', 'mobile', 'creditcard', 'open', 'creditnote',
-  'loyalty', 'title', 'check', 'rounding',
-];
-
-export const NFS_KINDS: readonly string[] = ['Z', 'TRAINING', 'PAY', 'LOGIN', 'LOGOUT', 'PAYIN', 'PAYOUT', 'DUP'];
-
 export function describe(t: FieldType): string {
   if (typeof t === 'object') return `one of ${t.enum.join(', ')}`;
   return {
