@@ -132,7 +132,8 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     writeFileSync(tarPath, Buffer.from(await res.body.arrayBuffer()));
     const files = await readTar(tarPath);
     const names = [...files.keys()];
-    assert.equal(names.filter((n) => n.endsWith('.log')).length, logs.length);
+    assert.equal(names.filter((n) => n.endsWith('.log')).length, logs.length + 1, 'and the system log of this export');
+    assert.ok(names.some((n) => new RegExp(`^Unixt_\\d+_Sig-${logs.length + 1}_Log-Sys_exportData\\.log$`).test(n)), names.join('\n'));
     assert.ok(names.some((n) => /^Unixt_\d+_Sig-1_Log-Sys_initialize\.log$/.test(n)), names.join('\n'));
     assert.ok(names.some((n) => /^Unixt_\d+_Sig-2_Log-Tra_No-1_Start_Client-001-1\.log$/.test(n)), names.join('\n'));
     assert.ok(names.some((n) => /^[0-9a-f]{64}_X509\.cer$/.test(n)));
@@ -147,7 +148,7 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     };
     const ok = verifyTar(tarPath);
     assert.equal(ok.code, 0, ok.out);
-    assert.match(ok.out, new RegExp(`OK: ${logs.length} log messages`));
+    assert.match(ok.out, new RegExp(`OK: ${logs.length + 1} log messages`));
     const victim = names.find((n) => /_Sig-5_/.test(n)) as string;
     const changed = Buffer.from(files.get(victim) as Buffer);
     changed[20] = (changed[20] as number) ^ 1;

@@ -147,14 +147,9 @@ export class DeModule implements FiscalModule {
   /** The system log of the TSE's initialization, once, before its first transaction log. */
   private initialize(c: Record<string, string>, tse: Tse, now: bigint): Buffer | undefined {
     if (c['de|initialized'] === '1') return undefined;
-    const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
-    const env = { certifiedDataType: OID.systemLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
-    const event = { eventType: 'initialize', eventOrigin: 'SE-API', eventTriggeredByUser: 'efr', eventData: Buffer.alloc(0) };
-    const signature = tse.sign(systemSignedPart(env, event));
-    if (!signature) return undefined; // tried again with the next transaction
-    c['de|sigCnt'] = counter.toString();
-    c['de|initialized'] = '1';
-    return systemLog(env, event, signature);
+    const log = systemEvent(c, tse, now, 'initialize', Buffer.alloc(0));
+    if (log) c['de|initialized'] = '1'; // else tried again with the next transaction
+    return log;
   }
 
   /**
@@ -188,6 +183,17 @@ export class DeModule implements FiscalModule {
       LogFinish: finish.message.toString('base64'),
     };
   }
+}
+
+/** Signs a system event of the TSE with the next signature counter; undefined when the TSE does not answer. */
+export function systemEvent(c: Record<string, string>, tse: Tse, now: bigint, eventType: string, eventData: Buffer): Buffer | undefined {
+  const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
+  const env = { certifiedDataType: OID.systemLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
+  const event = { eventType, eventOrigin: 'SE-API', eventTriggeredByUser: 'efr', eventData };
+  const signature = tse.sign(systemSignedPart(env, event));
+  if (!signature) return undefined;
+  c['de|sigCnt'] = counter.toString();
+  return systemLog(env, event, signature);
 }
 
 /** Carries the initialization's system log with the record in which it happened (for the export). */

@@ -54,7 +54,7 @@ export async function tseTar(store: JournalStore, dataDir: string, rid: number, 
   (async () => {
     let count = 0;
     for await (const r of store.find(rid, { sort: 'asc' }, 500)) {
-      if (!['Tra', 'TraS', 'TraU', 'TraV'].includes(r.type)) continue;
+      if (!['Tra', 'TraS', 'TraU', 'TraV', 'log'].includes(r.type)) continue;
       const fis = obj(JSON.parse(r.data) as Obj, 'Fis');
       for (const key of ['LogSystem', 'LogStart', 'LogUpdate', 'LogFinish']) {
         const b64 = fis ? str(fis, key) : undefined;
