@@ -166,3 +166,27 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     await svc.stop();
   }
 });
+
+test('the TSE tests itself daily at TSE_SelfTestAt: a signed system log, once a day', async () => {
+  const { ManualClock } = await import('../src/shared/clock.js');
+  const { runScheduled } = await import('../src/register/fiscal/de/schedule.js');
+  const clock = new ManualClock(new Date(2026, 10, 21, 2, 0, 0));
+  const svc = await startTestService({ clock });
+  try {
+    await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'DE', TaxId: 'DE123456789' } } });
+    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'TSE_SelfTestAt=3:30' });
+    assert.equal((await post(`${svc.url}/register`, receipt())).json.TraC.Result.RC, 'OK');
+    assert.equal(await runScheduled(svc.ctx), 0, 'not yet 03:30');
+    clock.set(new Date(2026, 10, 21, 3, 31, 0));
+    assert.equal(await runScheduled(svc.ctx), 1);
+    assert.equal(await runScheduled(svc.ctx), 0, 'once a day');
+    clock.set(new Date(2026, 10, 22, 3, 30, 5));
+    assert.equal(await runScheduled(svc.ctx), 1, 'and again the next day');
+    const found = await get(`${svc.url}/find?_=log&sort=asc`);
+    const events = found.json.Find.Records.map((r: { Event: string; Fis: { LogSystem: string } }) => parseLog(Buffer.from(r.Fis.LogSystem, 'base64')));
+    assert.deepEqual(events.map((e: { operationType: string }) => e.operationType), ['selfTest', 'selfTest']);
+    assert.deepEqual(events.map((e: { signatureCounter: bigint }) => e.signatureCounter), [4n, 5n], 'after initialize, start and finish');
+  } finally {
+    await svc.stop();
+  }
+});

@@ -14,6 +14,7 @@ import { SqliteJournalStore } from './journal/sqlite/sqlite-store.js';
 import { Profiles, envSettings } from './profile/profile.js';
 import { Registers } from './registers.js';
 import { loadOrCreateSigner } from './security/signer.js';
+import { runScheduled } from './fiscal/de/schedule.js';
 
 export interface ServeOptions {
   port: number;
@@ -82,6 +83,9 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   logger?.info({ type: 'START_EFR', port, dataDir: options.dataDir, version: ctx.version }, 'register service started');
+  // daily tasks (the German TSE's self test); unref'd: they never keep the process alive
+  const daily = setInterval(() => void runScheduled(ctx).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
+  daily.unref();
   let closed = false;
   return {
     app,
@@ -91,6 +95,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(daily);
       await app.close();
       await ctx.committer.drain();
       await ctx.store.close();

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
-import { type Obj, contentType, encodeJsonValue, encodeXmlElement } from '../codec/index.js';
+import { type Obj, contentType, encodeJsonValue, encodeXmlElement, isObj } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import { encodeContinuation, matchesFilters, parseFind } from '../journal/find-query.js';
 import type { JournalRecord } from '../journal/types.js';
@@ -18,8 +18,11 @@ import { formatOf, guarded, queryOf, sendDoc } from './http.js';
 export function recordView(record: JournalRecord): Obj {
   const sealed = sealedOf(record);
   const view: Obj = { ...sealed.data };
+  // the fiscal data as answered (with the journal signature where the country does not sign), and what
+  // only the journal keeps (a TSE's log messages)
   const answered = answerOf(sealed).body.Fis;
-  if (answered !== undefined) view.Fis = answered;
+  const stored = sealed.data.Fis;
+  if (answered !== undefined || stored !== undefined) view.Fis = { ...(isObj(stored) ? stored : {}), ...(isObj(answered) ? answered : {}) };
   view.Hash = record.hash.toString('hex');
   return view;
 }
