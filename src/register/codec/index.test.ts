@@ -1,6 +1,5 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { FiscalError } from '../../shared/errors.js';
 import { decodeBody, encode, lines, obj, str, isObj, clone, type Obj } from './index.js';
 import { fiscalError } from '../../shared/testing.js';
 

@@ -1,6 +1,5 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { FiscalError } from '../../shared/errors.js';
 import { decodeJson, encodeJson } from './json.js';
 import { fiscalError } from '../../shared/testing.js';
 

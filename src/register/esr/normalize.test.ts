@@ -1,6 +1,5 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { FiscalError } from '../../shared/errors.js';
 import { type Dec, add, dec, eq, fmt, parseDec, sub, taxOfGross, ZERO } from '../../shared/money.js';
 import type { Obj } from '../codec/index.js';
 import { AT_LETTERS, DE_LETTERS, taxLettersFor } from '../fiscal/tax-letters.js';

@@ -1,6 +1,5 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { FiscalError } from '../../shared/errors.js';
 import { fmt } from '../../shared/money.js';
 import type { Obj } from '../codec/index.js';
 import { AT_LETTERS, DE_LETTERS } from '../fiscal/tax-letters.js';

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import { type ExportPeriod, exportFileName, jouExportZip, planJouExport } from '../journal/export/jou-export.js';
-import { rnOfQuery } from '../register-number.js';
 import { isDate } from '../esr/datetime.js';
 import { countryOf } from '../fiscal/registry.js';
 import { cashboxIdOf, companyOf } from '../fiscal/at/index.js';
@@ -15,7 +14,7 @@ import { systemEvent } from '../fiscal/de/index.js';
 import { appendRecord } from '../pipeline.js';
 import { formatLocalDateTime } from '../esr/datetime.js';
 import type { Obj } from '../codec/index.js';
-import { guarded, queryOf } from './http.js';
+import { guarded, queryOf, registerOf } from './http.js';
 
 /** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*). */
 export const EXPORT_TYPES: readonly string[] = ['jou', 'dep', 'tse'];
@@ -47,9 +46,8 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         throw new FiscalError('#INVALID_VALUE', { field: 'target', detail: 'writing the export into a folder of the service is not supported; the file is the response' });
       }
       const period = periodOf(q);
-      const rn = rnOfQuery(ctx, q);
-      const reg = ctx.registers.get(rn);
-      if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
+      const reg = registerOf(ctx, q);
+      const rn = reg.state.rn;
       const rid = reg.state.rid;
       if (type.toLowerCase() === 'tse') {
         if (countryOf(reg.state.cfg) !== 'DE') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: 'tse is the export of German registers (Cfg.Cmp.Ctry DE)' });

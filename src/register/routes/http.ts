@@ -4,8 +4,18 @@ import { FiscalError } from '../../shared/errors.js';
 import { type Format, type Obj, contentType, encode, responseFormat, bodyFormat } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import { failureOf, failureReply, type Reply } from '../respond.js';
+import { rnOfQuery } from '../register-number.js';
+import type { Register } from '../registers.js';
 
 export type Query = Record<string, string>;
+
+/** The register a query names (rn, or TaxId/TL/TT); 404 when this instance does not know it. */
+export function registerOf(ctx: ServiceContext, q: Readonly<Record<string, string>>): Register {
+  const rn = rnOfQuery(ctx, q);
+  const reg = ctx.registers.get(rn);
+  if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
+  return reg;
+}
 
 export function queryOf(req: FastifyRequest): Query {
   return (req.query ?? {}) as Query;

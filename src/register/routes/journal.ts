@@ -7,12 +7,12 @@ import { FiscalError } from '../../shared/errors.js';
 import { type Obj, contentType, encodeJsonValue, encodeXmlElement, isObj } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import { encodeContinuation, matchesFilters, parseFind } from '../journal/find-query.js';
+import { RECORDS_PER_FILE, jouFileName } from '../journal/export/jou-export.js';
 import type { JournalRecord } from '../journal/types.js';
 import { rnOfQuery } from '../register-number.js';
-import type { Register } from '../registers.js';
 import { answerOf, sealedOf } from '../respond.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
-import { formatOf, guarded, queryOf, sendDoc } from './http.js';
+import { formatOf, guarded, queryOf, registerOf, sendDoc } from './http.js';
 
 /** A journal record as the API shows it: its data with `_` naming the type, the fiscal data as answered, its hash. */
 export function recordView(record: JournalRecord): Obj {
@@ -27,12 +27,6 @@ export function recordView(record: JournalRecord): Obj {
   return view;
 }
 
-function registerOf(ctx: ServiceContext, q: Readonly<Record<string, string>>): Register {
-  const rn = rnOfQuery(ctx, q);
-  const reg = ctx.registers.get(rn);
-  if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
-  return reg;
-}
 
 export function journalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/find', async (req, res) =>
@@ -140,13 +134,13 @@ async function writeTarget(ctx: ServiceContext, target: string, records: AsyncIt
   const files: string[] = [];
   const flush = (): void => {
     if (file < 0 || batch.length === 0) return;
-    const name = `${String(file).padStart(4, '0')}.jou`;
+    const name = jouFileName(file);
     writeFileSync(join(dir, name), `[${batch.join(',\n')}]\n`);
     files.push(name);
     batch = [];
   };
   for await (const v of records) {
-    const n = Math.floor(Number(v.SQ) / 1000);
+    const n = Math.floor(Number(v.SQ) / RECORDS_PER_FILE);
     if (n !== file) {
       flush();
       file = n;

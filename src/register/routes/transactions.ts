@@ -6,9 +6,8 @@ import type { RecordType } from '../journal/types.js';
 import { RECORD_TYPES } from '../journal/types.js';
 import { type Mode, registerTransaction } from '../pipeline.js';
 import { buildVoid } from '../void.js';
-import { rnOfQuery } from '../register-number.js';
 import { answerOf, reply, sealedOf } from '../respond.js';
-import { formatOf, guarded, queryOf, send } from './http.js';
+import { formatOf, guarded, queryOf, registerOf, send } from './http.js';
 
 export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const handler = (mode: Mode) => async (req: FastifyRequest) =>
@@ -35,9 +34,8 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   app.get('/last', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
       const q = queryOf(req);
-      const rn = rnOfQuery(ctx, q);
-      const reg = ctx.registers.get(rn);
-      if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
+      const reg = registerOf(ctx, q);
+      const rn = reg.state.rn;
       const filter = q._;
       if (filter !== undefined && !(RECORD_TYPES as readonly string[]).includes(filter)) {
         throw new FiscalError('#INVALID_TYPE', { field: '_', expected: `one of ${RECORD_TYPES.join(', ')}`, value: filter });

@@ -3,7 +3,8 @@
  * Behind the Signer interface so that a smartcard or HSM driver can replace it.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../shared/files.js';
 import { join } from 'node:path';
 
 export interface Signer {
@@ -50,9 +51,7 @@ export function loadOrCreateSigner(dataDir: string): Signer {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const signer = new SoftwareSigner(privateKey);
-  const tmp = `${keyFile}.tmp`;
-  writeFileSync(tmp, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flush: true });
-  renameSync(tmp, keyFile);
-  writeFileSync(join(dir, 'instance.pub.pem'), signer.publicKeyPem(), { flush: true });
+  writeFileAtomic(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), 0o600);
+  writeFileAtomic(join(dir, 'instance.pub.pem'), signer.publicKeyPem());
   return signer;
 }

@@ -11,7 +11,7 @@ import { type Obj, obj, str } from '../../codec/index.js';
 import type { JournalStore } from '../../journal/types.js';
 import { cashboxDir } from './devices.js';
 import { deviceStore } from './index.js';
-import { JWS_HEADER, parseMachineCode } from './rksv.js';
+import { parseMachineCode, signingInput } from './rksv.js';
 
 export interface DepExport {
   dep: { 'Belege-Gruppe': Array<{ Signaturzertifikat: string; Zertifizierungsstellen: string[]; 'Belege-kompakt': string[] }> };
@@ -34,7 +34,7 @@ export async function buildDep(store: JournalStore, dataDir: string, rid: number
       continue; // not a receipt of this format
     }
     if (fields.cashboxId !== cashboxId) continue;
-    receipts.push(`${JWS_HEADER}.${Buffer.from(payload, 'utf8').toString('base64url')}.${signature}`);
+    receipts.push(`${signingInput(payload)}.${signature}`);
   }
   // every device of the cashbox, by key id, with its public key
   const map: DepExport['container']['certificateOrPublicKeyMap'] = {};

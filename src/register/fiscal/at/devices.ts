@@ -8,7 +8,8 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { createPrivateKey, createPublicKey, randomBytes, sign, webcrypto, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomic as writeAtomic } from '../../../shared/files.js';
 import { join } from 'node:path';
 import { FiscalError } from '../../../shared/errors.js';
 
@@ -56,12 +57,6 @@ export function ordnungsbegriff(taxId: string): string {
   if (/^[USG]:/.test(taxId)) return taxId;
   if (/^ATU\d{8}$/.test(taxId)) return `U:${taxId}`;
   return taxId ? `S:${taxId}` : 'S:0';
-}
-
-function writeAtomic(file: string, data: string | Buffer, mode: number): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, data, { mode });
-  renameSync(tmp, file);
 }
 
 /** Creates the device's key and self-issued certificate; the key file is written last, as the mark of completion. */

@@ -8,6 +8,7 @@
  */
 import { X509Certificate, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { openPromise } from 'yauzl';
+import { readText } from '../../journal/export/verify-zip.js';
 import { FAILED, JWS_HEADER, STORNO_MARK, TRAINING_MARK, chainValue, decryptTurnover, parseMachineCode } from './rksv.js';
 import type { DepExport } from './dep.js';
 
@@ -113,9 +114,7 @@ export async function verifyDepZip(path: string): Promise<DepReport> {
     for await (const entry of zip.eachEntry()) {
       const name = entry.fileName.split('/').pop() ?? '';
       if (name !== 'dep-export.json' && name !== 'cryptographicMaterialContainer.json') continue;
-      const chunks: Buffer[] = [];
-      for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
-      texts.set(name, Buffer.concat(chunks).toString('utf8'));
+      texts.set(name, await readText(zip, entry));
     }
     const dep = texts.get('dep-export.json');
     const container = texts.get('cryptographicMaterialContainer.json');

@@ -5,7 +5,8 @@
  */
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { readFileSync, existsSync, writeFileSync, renameSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
+import { writeFileAtomic } from '../../../shared/files.js';
 import { join } from 'node:path';
 import { createPrivateKey, webcrypto } from 'node:crypto';
 import { pack } from 'tar-stream';
@@ -34,8 +35,7 @@ export async function tseCertificate(dataDir: string, rn: string): Promise<Buffe
     keys: { privateKey, publicKey } as CryptoKeyPair,
   });
   const der = Buffer.from(cert.rawData);
-  writeFileSync(`${file}.tmp`, der);
-  renameSync(`${file}.tmp`, file);
+  writeFileAtomic(file, der);
   return der;
 }
 

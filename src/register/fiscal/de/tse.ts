@@ -4,7 +4,8 @@
  * certified TSE driver implements the same `Tse` interface.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { uncompressedPoint, writeFileAtomic } from '../../../shared/files.js';
 import { join } from 'node:path';
 
 export interface Tse {
@@ -22,8 +23,7 @@ class SoftwareTse implements Tse {
     private readonly keyFile: string,
     private readonly key: KeyObject,
   ) {
-    const jwk = createPublicKey(key).export({ format: 'jwk' });
-    this.publicKey = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x ?? '', 'base64url'), Buffer.from(jwk.y ?? '', 'base64url')]);
+    this.publicKey = uncompressedPoint(createPublicKey(key));
     this.serial = createHash('sha256').update(this.publicKey).digest();
   }
   available(): boolean {
@@ -50,8 +50,7 @@ export function openTse(dataDir: string, rn: string): Tse {
   if (!existsSync(keyFile)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    writeFileSync(`${keyFile}.tmp`, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    renameSync(`${keyFile}.tmp`, keyFile);
+    writeFileAtomic(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), 0o600);
   }
   const tse = new SoftwareTse(keyFile, createPrivateKey(readFileSync(keyFile)));
   opened.set(dir, tse);

@@ -7,6 +7,7 @@ import { X509Certificate, createHash, verify } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { extract } from 'tar-stream';
 import { parseLog } from './log-message.js';
+import { uncompressedPoint } from '../../../shared/files.js';
 
 export interface TseReport {
   ok: boolean;
@@ -26,14 +27,9 @@ export async function readTar(path: string): Promise<Map<string, Buffer>> {
   return files;
 }
 
-function uncompressedKey(cert: X509Certificate): Buffer {
-  const jwk = cert.publicKey.export({ format: 'jwk' });
-  return Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x ?? '', 'base64url'), Buffer.from(jwk.y ?? '', 'base64url')]);
-}
-
 export function verifyTse(files: Map<string, Buffer>): TseReport {
   const certs = [...files].filter(([n]) => n.endsWith('_X509.cer')).map(([, der]) => new X509Certificate(der));
-  const bySerial = new Map(certs.map((c) => [createHash('sha256').update(uncompressedKey(c)).digest('hex'), c]));
+  const bySerial = new Map(certs.map((c) => [createHash('sha256').update(uncompressedPoint(c.publicKey)).digest('hex'), c]));
   const logs = [...files].filter(([n]) => n.endsWith('.log')).map(([name, der]) => ({ name, der }));
   const parsed = [];
   for (const l of logs) {

@@ -83,7 +83,6 @@ export async function verifyJournalFiles(
   };
 
   let firstSQ = 0;
-  let lastSQ = 0;
   let rn: string | undefined;
   let keyId: string | undefined;
   let expected = 0;

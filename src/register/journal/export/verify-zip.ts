@@ -7,7 +7,8 @@ function brokenReport(file: string, reason: string): VerifyReport {
   return { ok: false, count: 0, firstSQ: 0, lastSQ: 0, broken: { sq: 0, file, reason } };
 }
 
-async function readText(zip: ZipFile, entry: Entry): Promise<string> {
+/** One zip entry as UTF-8 text. */
+export async function readText(zip: ZipFile, entry: Entry): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
