@@ -15,7 +15,7 @@ import { ManualClock } from '../src/shared/clock.js';
 import { add, dec, fmt, ZERO } from '../src/shared/money.js';
 import { cashboxDir } from '../src/register/fiscal/at/devices.js';
 import { deviceStore } from '../src/register/fiscal/at/index.js';
-import { ROOT, post, startTestService, tempDir } from './helpers.js';
+import { ROOT, post, startTestService, tempDir, unzip } from './helpers.js';
 import { createDecipheriv, createHash, createPrivateKey, sign } from 'node:crypto';
 
 const DATA = join(ROOT, '..', 'shared', 'testdata', 'at-rksv');
@@ -71,21 +71,6 @@ async function zipFiles(files: Record<string, string>, path: string): Promise<vo
 function efrVerify(zip: string): { code: number | null; out: string } {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'at', zip], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
-}
-
-async function unzip(zip: Buffer, dir: string): Promise<Record<string, string>> {
-  const path = join(dir, 'in.zip');
-  writeFileSync(path, zip);
-  const { openPromise } = await import('yauzl');
-  const z = await openPromise(path, { lazyEntries: true, autoClose: false });
-  const out: Record<string, string> = {};
-  for await (const e of z.eachEntry()) {
-    const chunks: Buffer[] = [];
-    for await (const c of await z.openReadStreamPromise(e)) chunks.push(c as Buffer);
-    out[e.fileName] = Buffer.concat(chunks).toString('utf8');
-  }
-  z.close();
-  return out;
 }
 
 describe('RKSV official test scenarios', () => {

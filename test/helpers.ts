@@ -1,7 +1,8 @@
 /** Test harness: a real service on a free port with a temporary data folder, and HTTP helpers. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { openPromise } from 'yauzl';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -126,4 +127,26 @@ export async function freePort(): Promise<number> {
     });
     s.on('error', reject);
   });
+}
+
+/** The files of a zip (as UTF-8 text), also written into `dir` (for tools that read files). */
+export async function unzip(zip: Buffer, dir: string): Promise<Record<string, string>> {
+  const path = join(dir, 'in.zip');
+  writeFileSync(path, zip);
+  const z = await openPromise(path, { lazyEntries: true, autoClose: false });
+  const out: Record<string, string> = {};
+  try {
+    for await (const e of z.eachEntry()) {
+      const chunks: Buffer[] = [];
+      for await (const c of await z.openReadStreamPromise(e)) chunks.push(c as Buffer);
+      const data = Buffer.concat(chunks);
+      const target = join(dir, e.fileName);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, data);
+      out[e.fileName] = data.toString('utf8');
+    }
+  } finally {
+    z.close();
+  }
+  return out;
 }

@@ -11,13 +11,14 @@ import { buildDep, depZip } from '../fiscal/at/dep.js';
 import { tseTar } from '../fiscal/de/tse-export.js';
 import { openTse } from '../fiscal/de/tse.js';
 import { systemEvent } from '../fiscal/de/index.js';
+import { dsfinvkZip, gobdZip } from '../fiscal/de/exports.js';
 import { appendRecord } from '../pipeline.js';
 import { formatLocalDateTime } from '../esr/datetime.js';
 import type { Obj } from '../codec/index.js';
 import { guarded, queryOf, registerOf } from './http.js';
 
 /** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*). */
-export const EXPORT_TYPES: readonly string[] = ['jou', 'dep', 'tse'];
+export const EXPORT_TYPES: readonly string[] = ['jou', 'dep', 'tse', 'dsfinvk', 'gobd'];
 
 /** `from` and `till` (YYYY-MM-DD, inclusive). */
 export function periodOf(q: Readonly<Record<string, string>>): ExportPeriod {
@@ -49,8 +50,26 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const reg = registerOf(ctx, q);
       const rn = reg.state.rn;
       const rid = reg.state.rid;
-      if (type.toLowerCase() === 'tse') {
-        if (countryOf(reg.state.cfg) !== 'DE') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: 'tse is the export of German registers (Cfg.Cmp.Ctry DE)' });
+      const kind = type.toLowerCase();
+      if (q.open !== undefined && kind !== 'dsfinvk') throw new FiscalError('#INVALID_VALUE', { field: 'open', detail: 'only for type dsfinvk' });
+      if ((kind === 'tse' || kind === 'dsfinvk' || kind === 'gobd') && countryOf(reg.state.cfg) !== 'DE') {
+        throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `${kind} is an export of German registers (Cfg.Cmp.Ctry DE)` });
+      }
+      if (kind === 'dsfinvk') {
+        const open = (q.open ?? '').toLowerCase();
+        if (!['', 'on', 'off'].includes(open)) throw new FiscalError('#INVALID_VALUE', { field: 'open', detail: `"${q.open ?? ''}" is neither on nor off` });
+        const exp = await dsfinvkZip(ctx, reg, period, open === 'on');
+        if (exp.closings === 0) {
+          throw new FiscalError('#NOT_FOUND', { value: `closings (Z) of ${rn}${open === 'on' ? '' : '; receipts after the last Z are exported with open=on'}` });
+        }
+        return res.code(200).type('application/zip').header('content-disposition', 'attachment; filename="export.zip"').header('cache-control', 'no-store').send(exp.zip);
+      }
+      if (kind === 'gobd') {
+        const exp = await gobdZip(ctx, reg, period);
+        if (exp.records === 0) throw new FiscalError('#NOT_FOUND', { value: `journal records of ${rn}` });
+        return res.code(200).type('application/zip').header('content-disposition', 'attachment; filename="gobd.zip"').header('cache-control', 'no-store').send(exp.zip);
+      }
+      if (kind === 'tse') {
         const bound = (d: string | undefined, end: boolean): bigint | undefined => (d ? BigInt(Math.floor(new Date(`${d}T${end ? '23:59:59' : '00:00:00'}`).getTime() / 1000)) : undefined);
         const from = bound(period.from, false);
         const till = bound(period.till, true);
@@ -65,7 +84,7 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         const tar = await tseTar(ctx.store, ctx.dataDir, rid, rn, { ...(from !== undefined ? { from } : {}), ...(till !== undefined ? { till } : {}) });
         return res.code(200).type('application/x-tar').header('content-disposition', 'attachment; filename="export.tar"').send(tar);
       }
-      if (type.toLowerCase() === 'dep') {
+      if (kind === 'dep') {
         if (countryOf(reg.state.cfg) !== 'AT') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: 'dep is the export of Austrian registers (Cfg.Cmp.Ctry AT)' });
         const cashboxId = cashboxIdOf(ctx.profiles.settings(rn).raw, reg.state.cfg);
         // the AES key leaves the cashbox only when asked for, and only locally or with the password

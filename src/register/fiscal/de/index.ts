@@ -13,12 +13,16 @@ import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { DE_LETTERS } from '../tax-letters.js';
 import { type Operation, OID, signedPart, systemLog, systemSignedPart, transactionLog } from './log-message.js';
 import { type Tse, openTse } from './tse.js';
+import { processOf, zahlartOf } from './process.js';
 
 /** The VAT rates of the DSFinV-K receipt amounts, in their order: 19, 7, 10.7, 5.5, 0. */
 const DSFINV_RATES = ['19', '7', '10.7', '5.5', '0'];
 
-/** processData of a receipt in the DSFinV-K form `Beleg^<gross per rate>^<amount>:<type>_...`. */
-export function processData(esr: Obj): string {
+/**
+ * processData of a Kassenbeleg-V1 in the DSFinV-K form `<Vorgangstyp>^<gross per rate>^<amount>:<Bar|Unbar>[:<currency>]_...`
+ * (a payment in a foreign currency with its foreign amount and code).
+ */
+export function processData(esr: Obj, bonTyp = 'Beleg'): string {
   const gross = [ZERO, ZERO, ZERO, ZERO, ZERO];
   for (const tax of lines(esr, 'TaxA')) {
     const prc = parseDec(str(tax, 'Prc') ?? '') ?? ZERO;
@@ -27,11 +31,14 @@ export function processData(esr: Obj): string {
   }
   const byType = new Map<string, typeof ZERO>();
   for (const pay of lines(esr, 'PayA')) {
-    const type = ['cash', 'change', 'foreign'].includes(str(pay, 'PayG') ?? 'cash') ? 'Bar' : 'Unbar';
-    byType.set(type, add(byType.get(type) ?? ZERO, parseDec(str(pay, 'Amt') ?? '0') ?? ZERO));
+    const cc = str(pay, 'CC');
+    const foreign = cc !== undefined && cc !== 'EUR' && str(pay, 'FAmt') !== undefined;
+    const type = (zahlartOf(str(pay, 'PayG')) === 'Bar' ? 'Bar' : 'Unbar') + (foreign ? `:${cc}` : '');
+    const amt = parseDec(str(pay, foreign ? 'FAmt' : 'Amt') ?? '0') ?? ZERO;
+    byType.set(type, add(byType.get(type) ?? ZERO, amt));
   }
   const pays = [...byType].map(([type, amt]) => `${fmt(amt, 2)}:${type}`).join('_');
-  return `Beleg^${gross.map((g) => fmt(g, 2)).join('_')}^${pays}`;
+  return `${bonTyp}^${gross.map((g) => fmt(g, 2)).join('_')}^${pays}`;
 }
 
 const iso = (unix: bigint): string => new Date(Number(unix) * 1000).toISOString();
@@ -68,7 +75,7 @@ export class DeModule implements FiscalModule {
     const c = state.country;
     const tse = openTse(input.dataDir, state.rn);
     const clientId = `${str(esr, 'TL') ?? ''}/${str(esr, 'TT') ?? '1'}`;
-    const processType = bc.fiscal ? 'Kassenbeleg-V1' : 'SonstigerVorgang';
+    const { processType, bonTyp } = processOf(bc, esr);
     const now = unixOf(undefined, input.now);
     const tidIn = str(esr, 'TID');
     // checks first: nothing of the TSE's state changes before they pass
@@ -119,7 +126,7 @@ export class DeModule implements FiscalModule {
       startTime = start.time;
       logStart = start.message;
     }
-    const data = bc.fiscal ? processData(esr) : '';
+    const data = processType === 'Kassenbeleg-V1' ? processData(esr, bonTyp) : '';
     const finish = log('FinishTransaction', tid, data);
     if (!finish.message || !finish.signature) return failed(fis, tse);
     delete c[`de|open|${tid}`];
