@@ -19,6 +19,8 @@ import { request } from 'undici';
 import { pack } from 'tar-stream';
 import { readTar } from '../src/register/fiscal/de/verify-tse.js';
 
+const LOG_KEYS = ['LogSystem', 'LogTime', 'LogAudit', 'LogStart', 'LogUpdate', 'LogFinish'];
+
 const receipt = (extra: Record<string, unknown> = {}): object => ({
   Tra: { ESR: { TL: '001', TT: '1', PosA: [{ _: 'Pos', Dsc: 'Brot', TaxG: 'B', Amt: '1.50' }, { _: 'Pos', Dsc: 'Bier', TaxG: 'A', Amt: '6.88' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '8.38' }], ...extra } },
 });
@@ -75,9 +77,14 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     db.close();
     const logs = rows.flatMap((r) => {
       const f = JSON.parse(inflateRawSync(r.data).toString()).Fis ?? {};
-      return [f.LogSystem, f.LogStart, f.LogFinish].filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
+      return LOG_KEYS.map((k) => f[k]).filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
     });
-    assert.equal(logs.length, 1 + 1 * 2 + 3 + 3 + 2, 'the initialization, start and finish of the first, three starts, three finishes, start and finish after the failure');
+    assert.equal(logs.length, 1 + 1 + 1 * 2 + 3 + 3 + 1 + 2, 'the initialization, the clock set, start and finish of the first, three starts, three finishes, the audit of the failure, start and finish after it');
+    const kinds = logs.map((m) => parseLog(m));
+    assert.equal(kinds[1]?.operationType, 'updateTime', 'the TSE clock is set at its first use after the start');
+    const audit = kinds.filter((k) => k.certifiedDataType === '0.4.0.127.0.7.3.7.1.3');
+    assert.equal(audit.length, 1, 'one audit log when the TSE answers again');
+    assert.match(audit[0]?.auditData?.toString('utf8') ?? '', /did not answer from unixTime \d+ to \d+: 2 operation\(s\)/);
     const q = parseLog(logs[0] as Buffer);
     const pub = Buffer.from(parts[11] as string, 'base64');
     const pem = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: pub.subarray(1, 33).toString('base64url'), y: pub.subarray(33).toString('base64url') }, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
@@ -90,7 +97,9 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
       writeFileSync(join(work, `log${i}.der`), m);
       const parsed = spawnSync('openssl', ['asn1parse', '-inform', 'DER', '-in', join(work, `log${i}.der`)], { encoding: 'utf8' });
       assert.equal(parsed.status, 0, parsed.stderr);
-      assert.match(parsed.stdout, i === 0 ? /INTEGER\s+:02\n.*OBJECT\s+:0\.4\.0\.127\.0\.7\.3\.7\.1\.2/ : /INTEGER\s+:02\n.*OBJECT\s+:0\.4\.0\.127\.0\.7\.3\.7\.1\.1/);
+      const oid = p.certifiedDataType.replace(/\./g, '\\.');
+      assert.match(parsed.stdout, new RegExp(`INTEGER\\s+:02\\n.*OBJECT\\s+:${oid}`));
+      assert.ok(i > 1 || p.certifiedDataType === '0.4.0.127.0.7.3.7.1.2', 'system logs first');
       assert.match(parsed.stdout, /OBJECT\s+:0\.4\.0\.127\.0\.7\.1\.1\.4\.1\.3/);
       writeFileSync(join(work, `signed${i}.bin`), p.signed);
       writeFileSync(join(work, `sig${i}.der`), derSignature(p.signatureValue));
@@ -120,10 +129,10 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
       db2.close();
       return more.flatMap((r) => {
         const f = JSON.parse(inflateRawSync(r.data).toString()).Fis ?? {};
-        return [f.LogStart, f.LogUpdate, f.LogFinish].filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
+        return LOG_KEYS.map((k) => f[k]).filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
       });
     })()));
-    assert.equal(logs.length, 14, 'plus start, update and finish of the aborted one');
+    assert.equal(logs.length, 16, 'plus start, update and finish of the aborted one');
 
     // the TSE export TAR, verified by `efr verify --country de`; one changed byte is named
     const res = await request(`${svc.url}/export?type=tse`);
@@ -135,7 +144,9 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     assert.equal(names.filter((n) => n.endsWith('.log')).length, logs.length + 1, 'and the system log of this export');
     assert.ok(names.some((n) => new RegExp(`^Unixt_\\d+_Sig-${logs.length + 1}_Log-Sys_exportData\\.log$`).test(n)), names.join('\n'));
     assert.ok(names.some((n) => /^Unixt_\d+_Sig-1_Log-Sys_initialize\.log$/.test(n)), names.join('\n'));
-    assert.ok(names.some((n) => /^Unixt_\d+_Sig-2_Log-Tra_No-1_Start_Client-001-1\.log$/.test(n)), names.join('\n'));
+    assert.ok(names.some((n) => /^Unixt_\d+_Sig-2_Log-Sys_updateTime\.log$/.test(n)), names.join('\n'));
+    assert.ok(names.some((n) => /^Unixt_\d+_Sig-3_Log-Tra_No-1_Start_Client-001-1\.log$/.test(n)), names.join('\n'));
+    assert.ok(names.some((n) => /^Unixt_\d+_Sig-\d+_Log-Aud\.log$/.test(n)), names.join('\n'));
     assert.ok(names.some((n) => /^[0-9a-f]{64}_X509\.cer$/.test(n)));
     assert.ok(names.includes('info.csv'));
     const certFile = names.find((n) => n.endsWith('_X509.cer')) as string;
@@ -185,7 +196,14 @@ test('the TSE tests itself daily at TSE_SelfTestAt: a signed system log, once a 
     const found = await get(`${svc.url}/find?_=log&sort=asc`);
     const events = found.json.Find.Records.map((r: { Event: string; Fis: { LogSystem: string } }) => parseLog(Buffer.from(r.Fis.LogSystem, 'base64')));
     assert.deepEqual(events.map((e: { operationType: string }) => e.operationType), ['selfTest', 'selfTest']);
-    assert.deepEqual(events.map((e: { signatureCounter: bigint }) => e.signatureCounter), [4n, 5n], 'after initialize, start and finish');
+    assert.deepEqual(events.map((e: { signatureCounter: bigint }) => e.signatureCounter), [5n, 6n], 'after initialize, the clock set, start and finish');
+    // the host's clock goes back behind the TSE's last log: the TSE's clock is set again, logged
+    clock.set(new Date(2026, 10, 22, 1, 0, 0));
+    assert.equal((await post(`${svc.url}/register`, receipt())).json.TraC.Result.RC, 'OK');
+    const last = await get(`${svc.url}/find?_=Tra&limit=1rows`);
+    const timeLog = parseLog(Buffer.from(last.json.Find.Records[0].Fis.LogTime, 'base64'));
+    assert.equal(timeLog.operationType, 'updateTime');
+    assert.equal(timeLog.signatureCounter, 7n);
   } finally {
     await svc.stop();
   }

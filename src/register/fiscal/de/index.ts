@@ -11,7 +11,7 @@ import { formatLocalDateTime, parseLocalDateTime } from '../../esr/datetime.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { DE_LETTERS } from '../tax-letters.js';
-import { type Operation, OID, signedPart, systemLog, systemSignedPart, transactionLog } from './log-message.js';
+import { type Operation, OID, auditLog, auditSignedPart, signedPart, systemLog, systemSignedPart, transactionLog } from './log-message.js';
 import { type Tse, openTse } from './tse.js';
 import { processOf, zahlartOf } from './process.js';
 
@@ -83,15 +83,18 @@ export class DeModule implements FiscalModule {
     if (input.type !== 'TraS' && tidIn && c[`de|open|${tidIn}`] === undefined) {
       throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TID', detail: `TSE transaction ${tidIn} is not open (never started, or finished before)` });
     }
-    // the first use of the TSE: its initialization is the first system log (signature counter 1)
-    const initLog = this.initialize(c, tse, now);
+    // before the transaction: the TSE's initialization, the setting of its clock, the audit of a failure
+    const initLog = this.preamble(c, tse, now);
     const log = (operationType: Operation, transactionNumber: bigint, data: string): Logged => {
       const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
       const env = { certifiedDataType: OID.transactionLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
       const t = { operationType, clientId, processData: Buffer.from(data, 'utf8'), processType, transactionNumber };
       const signature = tse.sign(signedPart(env, t));
-      if (!signature) return { counter, time: now };
-      c['de|sigCnt'] = counter.toString();
+      if (!signature) {
+        noteFailure(c, now);
+        return { counter, time: now };
+      }
+      signedNow(c, counter, now);
       return { message: transactionLog(env, t, signature), counter, time: now, signature };
     };
     if (input.type === 'TraS') {
@@ -151,12 +154,40 @@ export class DeModule implements FiscalModule {
     return withInit(out, initLog);
   }
 
-  /** The system log of the TSE's initialization, once, before its first transaction log. */
-  private initialize(c: Record<string, string>, tse: Tse, now: bigint): Buffer | undefined {
-    if (c['de|initialized'] === '1') return undefined;
-    const log = systemEvent(c, tse, now, 'initialize', Buffer.alloc(0));
-    if (log) c['de|initialized'] = '1'; // else tried again with the next transaction
-    return log;
+  /**
+   * The logs the TSE writes before a transaction when due: the system log of its initialization (once,
+   * signature counter 1); `updateTime` when its clock is set (at its first use after the service
+   * started, and when the host's clock went back behind its last log); and, when it answers again
+   * after a failure, an audit log saying since when and for how many operations it did not answer.
+   */
+  private preamble(c: Record<string, string>, tse: Tse, now: bigint): Obj {
+    const out: Obj = {};
+    if (c['de|initialized'] !== '1') {
+      const log = systemEvent(c, tse, now, 'initialize', Buffer.alloc(0));
+      if (!log) return out; // tried again with the next transaction
+      c['de|initialized'] = '1';
+      out.LogSystem = log.toString('base64');
+    }
+    const last = BigInt(c['de|lastTime'] ?? '0');
+    if (!clockSet.has(tse) || now < last) {
+      const log = systemEvent(c, tse, now, 'updateTime', Buffer.from(`timeBeforeUpdate=${last};timeAfterUpdate=${now}`, 'ascii'));
+      if (!log) return out;
+      clockSet.add(tse);
+      out.LogTime = log.toString('base64');
+    }
+    const since = c['de|failedSince'];
+    if (since !== undefined) {
+      const text = `TSE did not answer from unixTime ${since} to ${now}: ${c['de|failedCount'] ?? '1'} operation(s) registered without it`;
+      const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
+      const env = { certifiedDataType: OID.auditLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
+      const signature = tse.sign(auditSignedPart(env, Buffer.from(text, 'utf8')));
+      if (!signature) return out;
+      signedNow(c, counter, now);
+      delete c['de|failedSince'];
+      delete c['de|failedCount'];
+      out.LogAudit = auditLog(env, Buffer.from(text, 'utf8'), signature).toString('base64');
+    }
+    return out;
   }
 
   /**
@@ -198,14 +229,31 @@ export function systemEvent(c: Record<string, string>, tse: Tse, now: bigint, ev
   const env = { certifiedDataType: OID.systemLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
   const event = { eventType, eventOrigin: 'SE-API', eventTriggeredByUser: 'efr', eventData };
   const signature = tse.sign(systemSignedPart(env, event));
-  if (!signature) return undefined;
-  c['de|sigCnt'] = counter.toString();
+  if (!signature) {
+    noteFailure(c, now);
+    return undefined;
+  }
+  signedNow(c, counter, now);
   return systemLog(env, event, signature);
 }
 
-/** Carries the initialization's system log with the record in which it happened (for the export). */
-function withInit(fis: Obj, initLog: Buffer | undefined): Obj {
-  return initLog ? { ...fis, LogSystem: initLog.toString('base64') } : fis;
+/** TSEs whose clock was set by this process (the set happens at their first use after the start). */
+const clockSet = new WeakSet<Tse>();
+
+function signedNow(c: Record<string, string>, counter: bigint, now: bigint): void {
+  c['de|sigCnt'] = counter.toString();
+  c['de|lastTime'] = now.toString();
+}
+
+/** The TSE did not answer: remembered for the audit log written when it answers again. */
+function noteFailure(c: Record<string, string>, now: bigint): void {
+  c['de|failedSince'] ??= now.toString();
+  c['de|failedCount'] = String(Number(c['de|failedCount'] ?? '0') + 1);
+}
+
+/** Carries the logs written before the transaction with the record in which they happened (for the export). */
+function withInit(fis: Obj, pre: Obj): Obj {
+  return { ...fis, ...pre };
 }
 
 /** The TSE did not answer: registered all the same, marked as the law wants it printed. */

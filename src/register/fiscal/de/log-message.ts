@@ -95,6 +95,15 @@ export function systemLog(env: Envelope, e: SystemEvent, signature: Buffer): Buf
   return der(new asn1js.Sequence({ value: [...elements(env, systemElements(e)), new asn1js.OctetString({ valueHex: signature })] }));
 }
 
+/** An audit log message (TR-03151 AuditLogMessage): its certified data is seAuditData. */
+export function auditSignedPart(env: Envelope, seAuditData: Buffer): Buffer {
+  return Buffer.concat(elements(env, [new asn1js.OctetString({ valueHex: seAuditData })]).map(der));
+}
+
+export function auditLog(env: Envelope, seAuditData: Buffer, signature: Buffer): Buffer {
+  return der(new asn1js.Sequence({ value: [...elements(env, [new asn1js.OctetString({ valueHex: seAuditData })]), new asn1js.OctetString({ valueHex: signature })] }));
+}
+
 export function transactionLog(env: Envelope, t: TransactionData, signature: Buffer): Buffer {
   return der(new asn1js.Sequence({ value: [...elements(env, transactionElements(t)), new asn1js.OctetString({ valueHex: signature })] }));
 }
@@ -106,6 +115,8 @@ export interface ParsedLog {
   processData?: Buffer;
   processType?: string;
   transactionNumber?: bigint;
+  /** seAuditData of an audit log */
+  auditData?: Buffer;
   serialNumber: Buffer;
   signatureCounter: bigint;
   signatureCreationTime: bigint;
@@ -143,7 +154,9 @@ export function parseLog(message: Buffer): ParsedLog {
         case 5: out.transactionNumber = bigOf(bytes); break;
       }
     } else if (e instanceof asn1js.OctetString) {
-      out.serialNumber ??= Buffer.from(e.valueBlock.valueHexView);
+      // an audit log's certified data (seAuditData) comes before the serial number
+      if (out.certifiedDataType === OID.auditLog && out.auditData === undefined) out.auditData = Buffer.from(e.valueBlock.valueHexView);
+      else out.serialNumber ??= Buffer.from(e.valueBlock.valueHexView);
     } else if (e instanceof asn1js.Integer) {
       ints.push(bigOf(e.valueBlock.valueHexView));
     }

@@ -39,6 +39,9 @@ export async function tseCertificate(dataDir: string, rn: string): Promise<Buffe
   return der;
 }
 
+/** Where a journal record's Fis keeps the TSE's log messages, in the order they were signed. */
+export const TSE_LOG_KEYS = ['LogSystem', 'LogTime', 'LogAudit', 'LogStart', 'LogUpdate', 'LogFinish'] as const;
+
 export interface TsePeriod {
   /** unix seconds, inclusive */
   from?: bigint;
@@ -56,7 +59,7 @@ export async function tseTar(store: JournalStore, dataDir: string, rid: number, 
     for await (const r of store.find(rid, { sort: 'asc' }, 500)) {
       if (!['Tra', 'TraS', 'TraU', 'TraV', 'log'].includes(r.type)) continue;
       const fis = obj(JSON.parse(r.data) as Obj, 'Fis');
-      for (const key of ['LogSystem', 'LogStart', 'LogUpdate', 'LogFinish']) {
+      for (const key of TSE_LOG_KEYS) {
         const b64 = fis ? str(fis, key) : undefined;
         if (!b64) continue;
         const message = Buffer.from(b64, 'base64');
@@ -64,7 +67,9 @@ export async function tseTar(store: JournalStore, dataDir: string, rid: number, 
         if ((period.from !== undefined && p.signatureCreationTime < period.from) || (period.till !== undefined && p.signatureCreationTime > period.till)) continue;
         const op = (p.operationType ?? '').replace('Transaction', '');
         const name =
-          p.certifiedDataType === OID.systemLog
+          p.certifiedDataType === OID.auditLog
+            ? `Unixt_${p.signatureCreationTime}_Sig-${p.signatureCounter}_Log-Aud.log`
+            : p.certifiedDataType === OID.systemLog
             ? `Unixt_${p.signatureCreationTime}_Sig-${p.signatureCounter}_Log-Sys_${op.replace(/[^A-Za-z0-9-]/g, '-')}.log`
             : `Unixt_${p.signatureCreationTime}_Sig-${p.signatureCounter}_Log-Tra_No-${p.transactionNumber ?? 0}_${op}_Client-${(p.clientId ?? '').replace(/[^A-Za-z0-9-]/g, '-')}.log`;
         tar.entry({ name, mtime: new Date(Number(p.signatureCreationTime) * 1000) }, message);
