@@ -185,7 +185,7 @@ test('the TSE tests itself daily at TSE_SelfTestAt: a signed system log, once a 
   const svc = await startTestService({ clock });
   try {
     await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'DE', TaxId: 'DE123456789' } } });
-    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'TSE_SelfTestAt=3:30' });
+    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'TSE_SelfTestAt=3:30 TSE_BackupAt=NO Fiscal_BackupAt=NO' });
     assert.equal((await post(`${svc.url}/register`, receipt())).json.TraC.Result.RC, 'OK');
     assert.equal(await runScheduled(svc.ctx), 0, 'not yet 03:30');
     clock.set(new Date(2026, 10, 21, 3, 31, 0));
@@ -204,6 +204,50 @@ test('the TSE tests itself daily at TSE_SelfTestAt: a signed system log, once a 
     const timeLog = parseLog(Buffer.from(last.json.Find.Records[0].Fis.LogTime, 'base64'));
     assert.equal(timeLog.operationType, 'updateTime');
     assert.equal(timeLog.signatureCounter, 7n);
+  } finally {
+    await svc.stop();
+  }
+});
+
+test('scheduled backups: the TSE export after each Z and daily at TSE_BackupAt, the DSFinV-K export at Fiscal_BackupAt', async () => {
+  const { ManualClock } = await import('../src/shared/clock.js');
+  const { runScheduled, defaultTseBackupAt } = await import('../src/register/fiscal/de/schedule.js');
+  const { readdirSync } = await import('node:fs');
+  const clock = new ManualClock(new Date(2026, 10, 21, 1, 0, 0));
+  const svc = await startTestService({ clock });
+  try {
+    await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'DE', TaxId: 'DE123456789' } } });
+    const bad = await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'TSE_BackupAt=25:00' });
+    assert.equal(bad.status, 400, 'a time of day or NO');
+    assert.match(bad.text, /TSE_BackupAt/);
+    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'TSE_SelfTestAt=NO TSE_BackupAt=3:40 Fiscal_BackupAt=4:00 TSE_BackupDelete=1' });
+    const backups = join(tseDir(svc.dataDir, 'def'), 'backup');
+    const list = (): string[] => { try { return readdirSync(backups).sort(); } catch { return []; } };
+    assert.equal((await post(`${svc.url}/register`, receipt())).status, 200);
+    assert.equal(await runScheduled(svc.ctx), 0, 'no Z yet, not yet the time');
+    assert.equal((await post(`${svc.url}/register`, { Tra: { ESR: { TL: '001', TT: '1', NFS: 'Z' } } })).status, 200);
+    assert.equal(await runScheduled(svc.ctx), 1, 'the TSE export after the Z');
+    assert.equal(await runScheduled(svc.ctx), 0, 'once per Z');
+    clock.set(new Date(2026, 10, 21, 3, 41, 0));
+    assert.equal((await post(`${svc.url}/register`, receipt())).status, 200);
+    assert.equal(await runScheduled(svc.ctx), 1, 'the daily TSE backup');
+    clock.set(new Date(2026, 10, 21, 4, 1, 0));
+    assert.equal(await runScheduled(svc.ctx), 1, 'the fiscal backup');
+    assert.equal(await runScheduled(svc.ctx), 0);
+    const files = list();
+    assert.equal(files.filter((f) => /^tse-20261121-\d{6}\.tar$/.test(f)).length, 2, files.join(' '));
+    assert.equal(files.filter((f) => /^dsfinvk-20261121-040100\.zip$/.test(f)).length, 1, files.join(' '));
+    // each TAR verifies; the second holds only what came after the first
+    const [first, second] = files.filter((f) => f.endsWith('.tar')) as [string, string];
+    for (const f of [first, second]) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'de', join(backups, f)], { cwd: ROOT, encoding: 'utf8' });
+      assert.equal(r.status, 0, `${f}: ${r.stdout}${r.stderr}`);
+    }
+    const a = [...(await readTar(join(backups, first))).keys()].filter((n) => n.endsWith('.log'));
+    const b = [...(await readTar(join(backups, second))).keys()].filter((n) => n.endsWith('.log'));
+    assert.ok(a.some((n) => /_Log-Sys_initialize\.log$/.test(n)) && !b.some((n) => /_Log-Sys_initialize\.log$/.test(n)), b.join(' '));
+    assert.ok(b.some((n) => /_Finish_/.test(n)), 'the receipt after the first backup');
+    assert.match(defaultTseBackupAt('def'), /^0(3:[1-5]\d|4:0\d|3:1\d|4:10):\d\d$/);
   } finally {
     await svc.stop();
   }

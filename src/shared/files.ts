@@ -1,11 +1,25 @@
-/** Files the service writes once and must never find half-written: keys, certificates. */
-import { renameSync, writeFileSync } from 'node:fs';
+/** Files the service writes once and must never find half-written: keys, certificates, backups. */
+import { closeSync, createWriteStream, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import type { KeyObject } from 'node:crypto';
 
 /** Writes to a temporary file, flushes it to disk, then renames it into place. */
 export function writeFileAtomic(file: string, data: string | Buffer, mode = 0o644): void {
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, data, { mode, flush: true });
+  renameSync(tmp, file);
+}
+
+/** Writes a stream to a file atomically: into a temporary file, flushed to disk, then renamed. */
+export async function writeStreamAtomic(file: string, stream: NodeJS.ReadableStream, mode = 0o644): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await pipeline(stream, createWriteStream(tmp, { mode }));
+  const fd = openSync(tmp, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(tmp, file);
 }
 

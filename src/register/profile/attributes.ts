@@ -15,6 +15,14 @@ export function parseAttributes(text: string | undefined): Map<string, string> {
   return out;
 }
 
+/** A time of day attribute: `H:MM`, `HH:MM` or `HH:MM:SS` as `HH:MM:SS`; `NO` as null (disabled); undefined when not a time. */
+export function timeOfDay(text: string | undefined): string | null | undefined {
+  if (text !== undefined && text.trim().toUpperCase() === 'NO') return null;
+  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec((text ?? '').trim());
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? '0') > 59) return undefined;
+  return `${(m[1] as string).padStart(2, '0')}:${m[2] as string}:${m[3] ?? '00'}`;
+}
+
 export function formatAttributes(map: AttributeMap): string {
   return [...map].map(([k, v]) => (v === 'true' ? k : /\s/.test(v) ? `${k}="${v}"` : `${k}=${v}`)).join(' ');
 }

@@ -7,7 +7,7 @@ import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import { FiscalError } from '../../shared/errors.js';
 import type { Obj } from '../codec/index.js';
 import type { JournalStore } from '../journal/types.js';
-import { type Settings, formatAttributes, parseAttributes, settingsOf } from './attributes.js';
+import { type Settings, formatAttributes, parseAttributes, settingsOf, timeOfDay } from './attributes.js';
 
 export interface Profile {
   Badge?: string;
@@ -124,6 +124,12 @@ export class Profiles {
           if (nd !== undefined && !/^\d+$/.test(nd)) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.Normalize_D', expected: 'a whole number of days', value: nd });
           const rc = attrs.get('test_rc');
           if (rc !== undefined && !['BAD', 'NO', 'OK'].includes(rc.toUpperCase())) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.TEST_RC', expected: 'BAD or NO', value: rc });
+          for (const name of ['TSE_SelfTestAt', 'TSE_BackupAt', 'Fiscal_BackupAt']) {
+            const t = attrs.get(name.toLowerCase());
+            if (t !== undefined && timeOfDay(t) === undefined) throw new FiscalError('#INVALID_TYPE', { field: `Attributes.${name}`, expected: 'a time of day HH:MM[:SS] or NO', value: t });
+          }
+          const keepAlive = attrs.get('tse_keepalive');
+          if (keepAlive !== undefined && !/^\d{1,5}$/.test(keepAlive)) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.TSE_KeepAlive', expected: 'a whole number of seconds', value: keepAlive });
           current.Attributes = v;
           break;
         }

@@ -8,13 +8,7 @@ import { countryOf } from '../fiscal/registry.js';
 import { cashboxIdOf, companyOf } from '../fiscal/at/index.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { buildDep, depZip } from '../fiscal/at/dep.js';
-import { tseTar } from '../fiscal/de/tse-export.js';
-import { openTse } from '../fiscal/de/tse.js';
-import { systemEvent } from '../fiscal/de/index.js';
-import { dsfinvkZip, gobdZip } from '../fiscal/de/exports.js';
-import { appendRecord } from '../pipeline.js';
-import { formatLocalDateTime } from '../esr/datetime.js';
-import type { Obj } from '../codec/index.js';
+import { dsfinvkZip, exportTse, gobdZip } from '../fiscal/de/exports.js';
 import { guarded, queryOf, registerOf } from './http.js';
 
 /** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*). */
@@ -70,18 +64,7 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         return res.code(200).type('application/zip').header('content-disposition', 'attachment; filename="gobd.zip"').header('cache-control', 'no-store').send(exp.zip);
       }
       if (kind === 'tse') {
-        const bound = (d: string | undefined, end: boolean): bigint | undefined => (d ? BigInt(Math.floor(new Date(`${d}T${end ? '23:59:59' : '00:00:00'}`).getTime() / 1000)) : undefined);
-        const from = bound(period.from, false);
-        const till = bound(period.till, true);
-        // the export itself is a system event of the TSE: journaled (type log) before the TAR is read
-        const tse = openTse(ctx.dataDir, rn);
-        const now = ctx.clock.now();
-        const d = formatLocalDateTime(now);
-        await appendRecord(ctx, reg, { type: 'log', data: { TS: d, Event: 'TSE exportData' }, index: { d } }, (): Obj => {
-          const log = systemEvent(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'exportData', Buffer.from(`${period.from ?? ''}..${period.till ?? ''}`));
-          return log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' };
-        });
-        const tar = await tseTar(ctx.store, ctx.dataDir, rid, rn, { ...(from !== undefined ? { from } : {}), ...(till !== undefined ? { till } : {}) });
+        const { tar } = await exportTse(ctx, reg, period);
         return res.code(200).type('application/x-tar').header('content-disposition', 'attachment; filename="export.tar"').send(tar);
       }
       if (kind === 'dep') {

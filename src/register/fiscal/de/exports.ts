@@ -1,13 +1,14 @@
-/** The German exports as zip streams: DSFinV-K (`type=dsfinvk`) and GoBD (`type=gobd`). */
-import type { Obj } from '../../codec/index.js';
-import { obj, str } from '../../codec/index.js';
+/** The German exports as streams: the TSE's TAR (`type=tse`), DSFinV-K (`type=dsfinvk`) and GoBD (`type=gobd`). */
+import { type Obj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import type { Register } from '../../registers.js';
 import { buildDsfinvk } from './dsfinvk/build.js';
 import { gdpduZip } from './gdpdu/data-set.js';
 import { buildGobd } from './gobd.js';
-import { tseCertificate } from './tse-export.js';
+import { appendRecord } from '../../pipeline.js';
+import { systemEvent } from './index.js';
+import { tseCertificate, tseTar } from './tse-export.js';
 import { openTse } from './tse.js';
 
 export interface DatePeriod {
@@ -18,6 +19,35 @@ export interface DatePeriod {
 function supplier(cfg: Obj, comment: string): { name: string; location: string; comment: string } {
   const cmp = obj(cfg, 'Cmp') ?? {};
   return { name: str(cmp, 'Nam') ?? 'unknown company', location: [str(cmp, 'Zip'), str(cmp, 'City')].filter(Boolean).join(' ') || 'unknown', comment };
+}
+
+/**
+ * The TSE export of a period (dates; or the logs after signature counter `afterCounter`, for a backup
+ * since the last one). The
+ * export is itself a system event of the TSE (exportData): journaled as a `log` record before the
+ * TAR is read, so the TAR holds it.
+ */
+export async function exportTse(ctx: ServiceContext, reg: Register, period: DatePeriod & { afterCounter?: bigint }): Promise<{ tar: NodeJS.ReadableStream; throughCounter: bigint }> {
+  const rn = reg.state.rn;
+  const bound = (d: string | undefined, end: boolean): bigint | undefined => (d ? BigInt(Math.floor(new Date(`${d}T${end ? '23:59:59' : '00:00:00'}`).getTime() / 1000)) : undefined);
+  const from = bound(period.from, false);
+  const till = bound(period.till, true);
+  const tse = openTse(ctx.dataDir, rn);
+  const now = ctx.clock.now();
+  const d = formatLocalDateTime(now);
+  let throughCounter = 0n;
+  await appendRecord(ctx, reg, { type: 'log', data: { TS: d, Event: 'TSE exportData' }, index: { d } }, (): Obj => {
+    const what = period.afterCounter !== undefined ? `signatureCounter>${period.afterCounter}` : `${period.from ?? ''}..${period.till ?? ''}`;
+    const log = systemEvent(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'exportData', Buffer.from(what));
+    throughCounter = BigInt(reg.state.country['de|sigCnt'] ?? '0');
+    return log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' };
+  });
+  // what the TSE signed up to its export's own log; later transactions belong to the next export
+  const tar = await tseTar(ctx.store, ctx.dataDir, reg.state.rid, rn, {
+    ...(from !== undefined ? { from } : {}), ...(till !== undefined ? { till } : {}),
+    ...(period.afterCounter !== undefined ? { afterCounter: period.afterCounter } : {}), throughCounter,
+  });
+  return { tar, throughCounter };
 }
 
 const nextDay = (d: string): string => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);

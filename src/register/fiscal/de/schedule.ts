@@ -1,23 +1,42 @@
 /**
- * Daily tasks of the German TSE: the self test at TSE_SelfTestAt (default 03:05:00) is a signed system
- * event of every German register's TSE, journaled as a `log` record. `runScheduled` is called every
- * 30 seconds by the server (and directly by tests with an injected clock).
+ * Daily and event-driven tasks of German registers, run every 30 seconds by the server (and directly by
+ * tests with an injected clock):
+ * - the TSE self test at TSE_SelfTestAt (default 03:05:00): a signed system event, journaled as `log`;
+ * - the TSE backup at TSE_BackupAt (default a time between 03:10:00 and 04:10:00 fixed per register;
+ *   `NO` disables): the TSE export of the log messages after the last backup's, written to
+ *   `<data>/de/<RN>/backup/tse-<time>.tar`;
+ * - with TSE_BackupDelete, the same export after each Z (our TSE keeps its logs in the journal, which
+ *   is never deleted; a certified TSE's driver deletes the exported logs from the TSE's storage);
+ * - the fiscal backup at Fiscal_BackupAt (default 04:00; `NO` disables): the DSFinV-K export of the
+ *   closings since the last one, `<data>/de/<RN>/backup/dsfinvk-<time>.zip`.
+ * Backups are written atomically; what was backed up last is kept in the journal's settings.
  */
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Obj } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import { appendRecord } from '../../pipeline.js';
+import type { Register } from '../../registers.js';
+import { writeStreamAtomic } from '../../../shared/files.js';
+import { timeOfDay } from '../../profile/attributes.js';
 import { countryOf } from '../registry.js';
+import { dsfinvkZip, exportTse } from './exports.js';
 import { systemEvent } from './index.js';
-import { openTse } from './tse.js';
+import { openTse, tseDir } from './tse.js';
 
 const DEFAULT_SELF_TEST = '03:05:00';
+const DEFAULT_FISCAL_BACKUP = '04:00:00';
 
-/** `H:MM`, `HH:MM` or `HH:MM:SS` as `HH:MM:SS`; the default otherwise. */
-function timeOf(text: string | undefined): string {
-  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text ?? '');
-  return m ? `${(m[1] as string).padStart(2, '0')}:${m[2] as string}:${m[3] ?? '00'}` : DEFAULT_SELF_TEST;
+/** The default TSE backup time: between 03:10:00 and 04:10:00, fixed per register (so registers do not all start at once). */
+export function defaultTseBackupAt(rn: string): string {
+  const s = 3 * 3600 + 600 + (createHash('sha256').update(rn).digest().readUInt32BE(0) % 3600);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
 }
+
+const truthy = (v: string | undefined): boolean => ['1', 'true', 'yes', 'on'].includes((v ?? '').trim().toLowerCase());
 
 export async function runScheduled(ctx: ServiceContext): Promise<number> {
   const now = ctx.clock.now();
@@ -27,15 +46,56 @@ export async function runScheduled(ctx: ServiceContext): Promise<number> {
   let done = 0;
   for (const reg of ctx.registers.list()) {
     if (countryOf(reg.state.cfg) !== 'DE' || reg.state.country['de|initialized'] !== '1') continue;
-    const at = timeOf(ctx.profiles.settings(reg.state.rn).raw.get('tse_selftestat'));
-    if (clock < at || reg.state.country['de|selfTest'] === today) continue;
-    const tse = openTse(ctx.dataDir, reg.state.rn);
-    await appendRecord(ctx, reg, { type: 'log', data: { TS: stamp, Event: 'TSE selfTest' }, index: { d: stamp } }, (): Obj => {
-      const log = systemEvent(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'selfTest', Buffer.alloc(0));
-      reg.state.country['de|selfTest'] = today;
-      return log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' };
-    });
-    done += 1;
+    const rn = reg.state.rn;
+    const raw = ctx.profiles.settings(rn).raw;
+    const due = (attribute: string, fallback: string): boolean => {
+      const at = timeOfDay(raw.get(attribute));
+      return at !== null && clock >= (at ?? fallback);
+    };
+    if (due('tse_selftestat', DEFAULT_SELF_TEST) && reg.state.country['de|selfTest'] !== today) {
+      await selfTest(ctx, reg, now, today);
+      done += 1;
+    }
+    const backups = join(tseDir(ctx.dataDir, rn), 'backup');
+    const name = stamp.replace(/[-:]/g, '').replace('T', '-');
+    const setting = async (key: string): Promise<string> => (await ctx.store.getSetting(`de.backup.${key}:${rn}`)) ?? '';
+    const remember = (key: string, value: string): Promise<void> => ctx.store.putSetting(`de.backup.${key}:${rn}`, value);
+    const afterZ = truthy(raw.get('tse_backupdelete')) && reg.state.zi > 0 && String(reg.state.zi) !== (await setting('tse.z'));
+    const daily = due('tse_backupat', defaultTseBackupAt(rn)) && (await setting('tse.day')) !== today;
+    if (afterZ || daily) {
+      // the log messages since the last backup
+      const since = await setting('tse.counter');
+      mkdirSync(backups, { recursive: true, mode: 0o700 });
+      const { tar, throughCounter } = await exportTse(ctx, reg, since ? { afterCounter: BigInt(since) } : {});
+      await writeStreamAtomic(join(backups, `tse-${name}.tar`), tar, 0o600);
+      await remember('tse.counter', throughCounter.toString());
+      if (daily) await remember('tse.day', today);
+      if (afterZ) await remember('tse.z', String(reg.state.zi));
+      done += 1;
+    }
+    const lastFiscal = await setting('fiscal.day');
+    if (due('fiscal_backupat', DEFAULT_FISCAL_BACKUP) && lastFiscal !== today) {
+      // the closings since the day of the last backup (that day's closings again: a backup may overlap)
+      const exp = await dsfinvkZip(ctx, reg, lastFiscal ? { from: lastFiscal } : {}, false);
+      if (exp.closings > 0) {
+        mkdirSync(backups, { recursive: true, mode: 0o700 });
+        await writeStreamAtomic(join(backups, `dsfinvk-${name}.zip`), exp.zip, 0o600);
+      } else {
+        exp.zip.resume();
+      }
+      await remember('fiscal.day', today);
+      done += 1;
+    }
   }
   return done;
+}
+
+async function selfTest(ctx: ServiceContext, reg: Register, now: Date, today: string): Promise<void> {
+  const tse = openTse(ctx.dataDir, reg.state.rn);
+  const stamp = formatLocalDateTime(now);
+  await appendRecord(ctx, reg, { type: 'log', data: { TS: stamp, Event: 'TSE selfTest' }, index: { d: stamp } }, (): Obj => {
+    const log = systemEvent(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'selfTest', Buffer.alloc(0));
+    reg.state.country['de|selfTest'] = today;
+    return log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' };
+  });
 }

@@ -46,6 +46,10 @@ export interface TsePeriod {
   /** unix seconds, inclusive */
   from?: bigint;
   till?: bigint;
+  /** only log messages with a higher signature counter (a backup since the last one) */
+  afterCounter?: bigint;
+  /** only log messages up to this signature counter (the export's own system log) */
+  throughCounter?: bigint;
 }
 
 /** The TAR as a stream; log messages in SQ order. */
@@ -65,6 +69,8 @@ export async function tseTar(store: JournalStore, dataDir: string, rid: number, 
         const message = Buffer.from(b64, 'base64');
         const p = parseLog(message);
         if ((period.from !== undefined && p.signatureCreationTime < period.from) || (period.till !== undefined && p.signatureCreationTime > period.till)) continue;
+        if (period.afterCounter !== undefined && p.signatureCounter <= period.afterCounter) continue;
+        if (period.throughCounter !== undefined && p.signatureCounter > period.throughCounter) continue;
         const op = (p.operationType ?? '').replace('Transaction', '');
         const name =
           p.certifiedDataType === OID.auditLog

@@ -41,6 +41,9 @@ export function verifyTse(files: Map<string, Buffer>): TseReport {
   }
   parsed.sort((a, b) => (a.p.signatureCounter < b.p.signatureCounter ? -1 : 1));
   const open = new Set<bigint>();
+  const finished = new Set<bigint>();
+  // an export of a period (a backup since the last one) may finish transactions started before it
+  const partial = (parsed[0]?.p.signatureCounter ?? 1n) > 1n;
   let expected: bigint | undefined;
   let count = 0;
   for (const { name, p } of parsed) {
@@ -52,8 +55,10 @@ export function verifyTse(files: Map<string, Buffer>): TseReport {
     expected = p.signatureCounter + 1n;
     if (p.operationType === 'StartTransaction' && p.transactionNumber !== undefined) open.add(p.transactionNumber);
     if (p.operationType === 'FinishTransaction' && p.transactionNumber !== undefined) {
-      if (!open.has(p.transactionNumber)) return fail(`transaction ${p.transactionNumber} is finished but was not started`);
+      if (finished.has(p.transactionNumber)) return fail(`transaction ${p.transactionNumber} is finished twice`);
+      if (!open.has(p.transactionNumber) && !partial) return fail(`transaction ${p.transactionNumber} is finished but was not started`);
       open.delete(p.transactionNumber);
+      finished.add(p.transactionNumber);
     }
     count += 1;
   }
