@@ -237,10 +237,13 @@ describe('GET /export?type=jou', () => {
     const missing = await download('rn=def');
     assert.equal(missing.status, 400);
     assert.match(missing.body.toString(), /type: required; supported export types: jou/);
-    const other = await download('type=dsfinvk&rn=def');
+    const other = await download('type=saft&rn=def');
     assert.equal(other.status, 400);
     assert.match(other.body.toString(), /#INVALID_VALUE/);
-    assert.match(other.body.toString(), /type: \\?"dsfinvk\\?" is not supported by this instance; supported export types: jou, dep, tse/);
+    assert.match(other.body.toString(), /type: \\?"saft\\?" is not supported by this instance; supported export types: jou, dep, tse, dsfinvk, gobd/);
+    const german = await download('type=dsfinvk&rn=def');
+    assert.equal(german.status, 400);
+    assert.match(german.body.toString(), /dsfinvk is an export of German registers/);
     const dep = await download('type=dep&rn=def');
     assert.equal(dep.status, 400);
     assert.match(dep.body.toString(), /dep is the export of Austrian registers/);
