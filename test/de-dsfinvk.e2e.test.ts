@@ -19,6 +19,7 @@ import { get, post, startTestService, tempDir, unzip } from './helpers.js';
 
 interface ColumnDef {
   name: string;
+  key: boolean;
   type: 'AlphaNumeric' | 'Numeric' | 'Date';
   maxLength?: number;
   accuracy: number;
@@ -37,7 +38,7 @@ function describedTables(xml: string): Map<string, ColumnDef[]> {
     path.push(t.name);
     textBuf = '';
     if (t.name === 'Table') cols = [];
-    if (t.name === 'VariableColumn' || t.name === 'VariablePrimaryKey') col = { name: '', type: 'AlphaNumeric', accuracy: 0 };
+    if (t.name === 'VariableColumn' || t.name === 'VariablePrimaryKey') col = { name: '', key: t.name === 'VariablePrimaryKey', type: 'AlphaNumeric', accuracy: 0 };
     if (col && (t.name === 'AlphaNumeric' || t.name === 'Numeric' || t.name === 'Date')) col.type = t.name;
   });
   parser.on('text', (s) => (textBuf += s));
@@ -85,9 +86,26 @@ function checkCsvs(files: Record<string, string>, tables: Map<string, ColumnDef[
       });
       return row;
     });
+    const keys = cols.filter((c) => c.key).map((c) => c.name);
+    if (keys.length > 0) {
+      const seen = new Set(rows.map((r) => JSON.stringify(keys.map((k) => r[k]))));
+      assert.equal(seen.size, rows.length, `${file}: the primary key (${keys.join(', ')}) is unique`);
+    }
     out.set(file, rows);
   }
   return out;
+}
+
+/** Per closing: the receipts' VAT (Bonkopf_USt) adds up to the closing's sums per business case (Z_GV_Typ). */
+function assertVatAddsUp(rows: Map<string, Array<Record<string, string>>>): void {
+  const per = (file: string, cols: string[]): Map<string, string[]> => {
+    const m = new Map<string, string[][]>();
+    for (const r of rows.get(file) ?? []) m.set(r.Z_NR ?? '', [...(m.get(r.Z_NR ?? '') ?? []), cols.map((c) => r[c] ?? '0')]);
+    return new Map([...m].map(([z, list]) => [z, cols.map((_, i) => sum(list.map((l) => l[i] ?? '0')))]));
+  };
+  const bon = per('transactions_vat.csv', ['BON_BRUTTO', 'BON_NETTO', 'BON_UST']);
+  const gv = per('businesscases.csv', ['Z_UMS_BRUTTO', 'Z_UMS_NETTO', 'Z_UST']);
+  assert.deepEqual([...gv].sort(), [...bon].sort(), 'Z_GV_Typ = the receipts\' VAT');
 }
 
 function xmllint(dir: string): void {
@@ -203,7 +221,7 @@ test('DSFinV-K: a closed day and an open one, validated against the GDPdU DTD an
     const pf = of('itemamounts.csv').filter((r) => r.BON_ID === torte.BON_ID && r.POS_ZEILE === '1');
     assert.deepEqual(pf.map((r) => [r.TYP, r.PF_BRUTTO]), [['base_amount', '20.00000'], ['discount', '-2.00000']]);
     const torteVat = of('lines_vat.csv').find((r) => r.BON_ID === torte.BON_ID && r.POS_ZEILE === '1') as Record<string, string>;
-    assert.deepEqual([torteVat.UST_SCHLUESSEL, torteVat.POS_BRUTTO, torteVat.POS_NETTO, torteVat.POS_UST], ['2', '18.00000', '16.82243', '1.17757']);
+    assert.deepEqual([torteVat.UST_SCHLUESSEL, torteVat.POS_BRUTTO, torteVat.POS_NETTO, torteVat.POS_UST], ['2', '18.00000', '16.82000', '1.18000']);
 
     // the closing's sums agree with its receipts
     const gv = of('businesscases.csv');
@@ -229,13 +247,32 @@ test('DSFinV-K: a closed day and an open one, validated against the GDPdU DTD an
     assert.ok((stammTse.TSE_ZERTIFIKAT_I ?? '').length > 100);
     assert.ok(of('vat.csv').some((r) => r.UST_SCHLUESSEL === '1' && r.UST_SATZ === '19.00'));
 
+    assertVatAddsUp(rows);
+    // more receipts after the Z: net positions (TaxN), a rate as tax group, a `;` in TT, small amounts, change
+    await reg({ Tra: { ESR: { ...base, TN: '10', TaxN: '1', PosA: [{ _: 'Pos', PN: '1', Dsc: 'Netto', TaxG: 'A', Amt: '100.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '119.00' }] } } });
+    await reg({ Tra: { ESR: { ...base, TN: '11', PosA: [{ _: 'Pos', PN: '1', Dsc: 'Prozent', TaxG: '19%', Amt: '11.90' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '20.00' }, { _: 'Pay', Dsc: 'Bar', PayG: 'change', Amt: '-8.10' }] } } });
+    await reg({ Tra: { ESR: { TL: '001', TT: 'K;1', TN: '1', PosA: [{ _: 'Pos', PN: '1', Dsc: 'Semikolon', TaxG: 'A', Amt: '1.00' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '1.00' }] } } });
+    for (let i = 0; i < 10; i++) await reg({ Tra: { ESR: { ...base, TN: String(20 + i), PosA: [{ _: 'Pos', PN: '1', Dsc: 'Bonbon', TaxG: 'A', Amt: '0.10' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '0.10' }] } } });
+
     // with open=on the receipts after the Z are a closing of their own
     const open = await download(`${svc.url}/export?type=dsfinvk&open=on`, work, 'open');
     assert.equal(open.status, 200, open.body);
     xmllint(open.dir);
     const openRows = checkCsvs(open.files, describedTables(open.files['index.xml'] as string));
     assert.deepEqual([...new Set((openRows.get('cashpointclosing.csv') ?? []).map((r) => r.Z_NR))], ['1', '2']);
-    assert.equal((openRows.get('transactions.csv') ?? []).filter((b) => b.Z_NR === '2').length, 1);
+    assert.equal((openRows.get('transactions.csv') ?? []).filter((b) => b.Z_NR === '2').length, 14);
+    assertVatAddsUp(openRows);
+    const openLines = openRows.get('lines_vat.csv') ?? [];
+    const byText = (t: string): Record<string, string> => {
+      const line = (openRows.get('lines.csv') ?? []).find((l) => l.ARTIKELTEXT === t) as Record<string, string>;
+      return openLines.find((v) => v.BON_ID === line.BON_ID && v.POS_ZEILE === line.POS_ZEILE) as Record<string, string>;
+    };
+    assert.deepEqual([byText('Netto').POS_BRUTTO, byText('Netto').POS_UST], ['119.00000', '19.00000'], 'net positions (TaxN) as gross');
+    assert.deepEqual([byText('Prozent').UST_SCHLUESSEL, byText('Prozent').POS_UST], ['1', '1.90000'], 'a rate as tax group');
+    const changeRows = (openRows.get('datapayment.csv') ?? []).filter((r) => r.BASISWAEH_BETRAG === '11.90');
+    assert.equal(changeRows.length, 1, 'cash and change of one receipt: one row');
+    const semi = (openRows.get('transactions_tse.csv') ?? []).find((r) => r.TSE_TA_VORGANGSDATEN === 'Beleg^1.00_0.00_0.00_0.00_0.00^1.00:Bar');
+    assert.ok(semi && /^\d+$/.test(semi.TSE_TANR ?? ''), 'a `;` in TT does not shift the TSE fields');
     // a period without closings, and bad parameters
     const none = await get(`${svc.url}/export?type=dsfinvk&from=2001-01-01&till=2001-12-31`);
     assert.equal(none.status, 404, none.text);

@@ -19,7 +19,7 @@ import { request } from 'undici';
 import { pack } from 'tar-stream';
 import { readTar } from '../src/register/fiscal/de/verify-tse.js';
 
-const LOG_KEYS = ['LogSystem', 'LogTime', 'LogAudit', 'LogStart', 'LogUpdate', 'LogFinish'];
+const LOG_KEYS = ['LogInit', 'LogTime', 'LogAudit', 'LogSystem', 'LogStart', 'LogUpdate', 'LogFinish'];
 
 const receipt = (extra: Record<string, unknown> = {}): object => ({
   Tra: { ESR: { TL: '001', TT: '1', PosA: [{ _: 'Pos', Dsc: 'Brot', TaxG: 'B', Amt: '1.50' }, { _: 'Pos', Dsc: 'Bier', TaxG: 'A', Amt: '6.88' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '8.38' }], ...extra } },

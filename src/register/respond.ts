@@ -71,7 +71,7 @@ export function answerOf(sealed: Sealed, extra: { errorCode?: ErrorCode; warning
       body.Fis = { ...fis, Payload: payload, Signature: signature, Code: `${payload};${signature}` };
     } else {
       // the TSE's log messages stay in the journal (and its exports); the POS gets the printed data
-      const { LogSystem: _system, LogTime: _time, LogAudit: _audit, LogStart: _start, LogUpdate: _update, LogFinish: _finish, ...printed } = fis;
+      const { LogInit: _init, LogSystem: _system, LogTime: _time, LogAudit: _audit, LogStart: _start, LogUpdate: _update, LogFinish: _finish, ...printed } = fis;
       body.Fis = printed;
     }
   }

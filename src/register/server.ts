@@ -83,8 +83,9 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   logger?.info({ type: 'START_EFR', port, dataDir: options.dataDir, version: ctx.version }, 'register service started');
-  // daily tasks (the German TSE's self test); unref'd: they never keep the process alive
-  const daily = setInterval(() => void runScheduled(ctx).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
+  // daily tasks (the German TSE's self test and backups); unref'd: they never keep the process alive
+  const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled TSE or backup task failed; tried again in an hour');
+  const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
   daily.unref();
   let closed = false;
   return {

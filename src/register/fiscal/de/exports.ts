@@ -7,7 +7,7 @@ import { buildDsfinvk } from './dsfinvk/build.js';
 import { gdpduZip } from './gdpdu/data-set.js';
 import { buildGobd } from './gobd.js';
 import { appendRecord } from '../../pipeline.js';
-import { systemEvent } from './index.js';
+import { systemEventFis } from './index.js';
 import { tseCertificate, tseTar } from './tse-export.js';
 import { openTse } from './tse.js';
 
@@ -38,9 +38,9 @@ export async function exportTse(ctx: ServiceContext, reg: Register, period: Date
   let throughCounter = 0n;
   await appendRecord(ctx, reg, { type: 'log', data: { TS: d, Event: 'TSE exportData' }, index: { d } }, (): Obj => {
     const what = period.afterCounter !== undefined ? `signatureCounter>${period.afterCounter}` : `${period.from ?? ''}..${period.till ?? ''}`;
-    const log = systemEvent(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'exportData', Buffer.from(what));
+    const fis = systemEventFis(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'exportData', Buffer.from(what));
     throughCounter = BigInt(reg.state.country['de|sigCnt'] ?? '0');
-    return log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' };
+    return fis;
   });
   // what the TSE signed up to its export's own log; later transactions belong to the next export
   const tar = await tseTar(ctx.store, ctx.dataDir, reg.state.rid, rn, {
@@ -52,7 +52,7 @@ export async function exportTse(ctx: ServiceContext, reg: Register, period: Date
 
 const nextDay = (d: string): string => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-export async function dsfinvkZip(ctx: ServiceContext, reg: Register, period: DatePeriod, open: boolean): Promise<{ zip: NodeJS.ReadableStream; closings: number; receipts: number }> {
+export async function dsfinvkZip(ctx: ServiceContext, reg: Register, period: DatePeriod & { afterZ?: number }, open: boolean): Promise<{ zip: NodeJS.ReadableStream; closings: number; receipts: number; lastZ: number }> {
   const rn = reg.state.rn;
   const tse = openTse(ctx.dataDir, rn);
   const cert = await tseCertificate(ctx.dataDir, rn);
@@ -60,11 +60,11 @@ export async function dsfinvkZip(ctx: ServiceContext, reg: Register, period: Dat
     store: ctx.store, rid: reg.state.rid, rn, cfg: reg.state.cfg,
     tse: { serialHex: tse.serial.toString('hex'), publicKeyB64: tse.publicKey.toString('base64'), certificateB64: cert.toString('base64') },
     ...(period.from ? { from: period.from } : {}), ...(period.till ? { till: period.till } : {}),
-    open, now: formatLocalDateTime(ctx.clock.now()), software: { brand: 'efr', version: ctx.version },
+    ...(period.afterZ !== undefined ? { afterZ: period.afterZ } : {}), open, now: formatLocalDateTime(ctx.clock.now()), software: { brand: 'efr', version: ctx.version },
   });
   const validity = result.first && result.last ? { validity: { from: result.first, to: result.last } } : {};
   const zip = gdpduZip(result.tables, { supplier: supplier(reg.state.cfg, `DSFinV-K 2.3 der Kasse ${rn}, erstellt von efr ${ctx.version}`), media: 'DSFinV-K', ...validity });
-  return { zip, closings: result.closings, receipts: result.receipts };
+  return { zip, closings: result.closings, receipts: result.receipts, lastZ: result.lastZ };
 }
 
 export async function gobdZip(ctx: ServiceContext, reg: Register, period: DatePeriod): Promise<{ zip: NodeJS.ReadableStream; records: number }> {

@@ -33,7 +33,7 @@ export function processData(esr: Obj, bonTyp = 'Beleg'): string {
   for (const pay of lines(esr, 'PayA')) {
     const cc = str(pay, 'CC');
     const foreign = cc !== undefined && cc !== 'EUR' && str(pay, 'FAmt') !== undefined;
-    const type = (zahlartOf(str(pay, 'PayG')) === 'Bar' ? 'Bar' : 'Unbar') + (foreign ? `:${cc}` : '');
+    const type = (zahlartOf(str(pay, 'PayG')) === 'Bar' ? 'Bar' : 'Unbar') + (foreign ? `:${cc.replace(/[^A-Za-z0-9]/g, '')}` : '');
     const amt = parseDec(str(pay, foreign ? 'FAmt' : 'Amt') ?? '0') ?? ZERO;
     byType.set(type, add(byType.get(type) ?? ZERO, amt));
   }
@@ -74,7 +74,8 @@ export class DeModule implements FiscalModule {
     const { esr, state, bc } = input;
     const c = state.country;
     const tse = openTse(input.dataDir, state.rn);
-    const clientId = `${str(esr, 'TL') ?? ''}/${str(esr, 'TT') ?? '1'}`;
+    // the QR code separates its fields by `;`: a `;` in TL or TT would shift them
+    const clientId = `${str(esr, 'TL') ?? ''}/${str(esr, 'TT') ?? '1'}`.replace(/;/g, '-');
     const { processType, bonTyp } = processOf(bc, esr);
     const now = unixOf(undefined, input.now);
     const tidIn = str(esr, 'TID');
@@ -84,7 +85,7 @@ export class DeModule implements FiscalModule {
       throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TID', detail: `TSE transaction ${tidIn} is not open (never started, or finished before)` });
     }
     // before the transaction: the TSE's initialization, the setting of its clock, the audit of a failure
-    const initLog = this.preamble(c, tse, now);
+    const initLog = preambleLogs(c, tse, now);
     const log = (operationType: Operation, transactionNumber: bigint, data: string): Logged => {
       const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
       const env = { certifiedDataType: OID.transactionLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
@@ -106,7 +107,7 @@ export class DeModule implements FiscalModule {
         // (the number is taken from the TSE's sequence, so that it is never the number of a real one)
         c['de|trNr'] = tid.toString();
         c[`de|open|${tid}`] = 'failed';
-        return { ...failed({}, tse), TID: tid.toString(), StartD: str(esr, 'D') ?? local(now) };
+        return withInit({ ...failed({}, tse), TID: tid.toString(), StartD: str(esr, 'D') ?? local(now) }, initLog);
       }
       c['de|trNr'] = tid.toString();
       c[`de|open|${tid}`] = start.time.toString();
@@ -124,14 +125,15 @@ export class DeModule implements FiscalModule {
     } else {
       tid = BigInt(c['de|trNr'] ?? '0') + 1n;
       const start = log('StartTransaction', tid, '');
-      if (!start.message) return failed(fis, tse);
+      if (!start.message) return withInit(failed(fis, tse), initLog);
       c['de|trNr'] = tid.toString();
       startTime = start.time;
       logStart = start.message;
     }
     const data = processType === 'Kassenbeleg-V1' ? processData(esr, bonTyp) : '';
     const finish = log('FinishTransaction', tid, data);
-    if (!finish.message || !finish.signature) return failed(fis, tse);
+    // the TSE stopped answering between start and finish: what it signed stays in the journal
+    if (!finish.message || !finish.signature) return withInit({ ...failed(fis, tse), ...(logStart ? { LogStart: logStart.toString('base64') } : {}) }, initLog);
     delete c[`de|open|${tid}`];
     const signature = finish.signature.toString('base64');
     const code = ['V0', clientId, processType, data, tid.toString(), finish.counter.toString(), iso(startTime), iso(finish.time), 'ecdsa-plain-SHA256', 'unixTime', signature, tse.publicKey.toString('base64')].join(';');
@@ -152,42 +154,6 @@ export class DeModule implements FiscalModule {
     };
     if (logStart) out.LogStart = logStart.toString('base64');
     return withInit(out, initLog);
-  }
-
-  /**
-   * The logs the TSE writes before a transaction when due: the system log of its initialization (once,
-   * signature counter 1); `updateTime` when its clock is set (at its first use after the service
-   * started, and when the host's clock went back behind its last log); and, when it answers again
-   * after a failure, an audit log saying since when and for how many operations it did not answer.
-   */
-  private preamble(c: Record<string, string>, tse: Tse, now: bigint): Obj {
-    const out: Obj = {};
-    if (c['de|initialized'] !== '1') {
-      const log = systemEvent(c, tse, now, 'initialize', Buffer.alloc(0));
-      if (!log) return out; // tried again with the next transaction
-      c['de|initialized'] = '1';
-      out.LogSystem = log.toString('base64');
-    }
-    const last = BigInt(c['de|lastTime'] ?? '0');
-    if (!clockSet.has(tse) || now < last) {
-      const log = systemEvent(c, tse, now, 'updateTime', Buffer.from(`timeBeforeUpdate=${last};timeAfterUpdate=${now}`, 'ascii'));
-      if (!log) return out;
-      clockSet.add(tse);
-      out.LogTime = log.toString('base64');
-    }
-    const since = c['de|failedSince'];
-    if (since !== undefined) {
-      const text = `TSE did not answer from unixTime ${since} to ${now}: ${c['de|failedCount'] ?? '1'} operation(s) registered without it`;
-      const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
-      const env = { certifiedDataType: OID.auditLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
-      const signature = tse.sign(auditSignedPart(env, Buffer.from(text, 'utf8')));
-      if (!signature) return out;
-      signedNow(c, counter, now);
-      delete c['de|failedSince'];
-      delete c['de|failedCount'];
-      out.LogAudit = auditLog(env, Buffer.from(text, 'utf8'), signature).toString('base64');
-    }
-    return out;
   }
 
   /**
@@ -221,6 +187,49 @@ export class DeModule implements FiscalModule {
       LogFinish: finish.message.toString('base64'),
     };
   }
+}
+
+/**
+ * The logs the TSE writes before a transaction or system event when due: the system log of its initialization (once,
+ * signature counter 1); `updateTime` when its clock is set (at its first use after the service
+ * started, and when the host's clock went back behind its last log); and, when it answers again
+ * after a failure, an audit log saying since when and for how many operations it did not answer.
+ */
+export function preambleLogs(c: Record<string, string>, tse: Tse, now: bigint): Obj {
+  const out: Obj = {};
+  if (c['de|initialized'] !== '1') {
+    const log = systemEvent(c, tse, now, 'initialize', Buffer.alloc(0));
+    if (!log) return out; // tried again with the next transaction
+    c['de|initialized'] = '1';
+    out.LogInit = log.toString('base64');
+  }
+  const last = BigInt(c['de|lastTime'] ?? '0');
+  if (!clockSet.has(tse) || now < last) {
+    const log = systemEvent(c, tse, now, 'updateTime', Buffer.from(`timeBeforeUpdate=${last};timeAfterUpdate=${now}`, 'ascii'));
+    if (!log) return out;
+    clockSet.add(tse);
+    out.LogTime = log.toString('base64');
+  }
+  const since = c['de|failedSince'];
+  if (since !== undefined) {
+    const text = `TSE did not answer from unixTime ${since} to ${now}: ${c['de|failedCount'] ?? '1'} operation(s) registered without it`;
+    const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
+    const env = { certifiedDataType: OID.auditLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
+    const signature = tse.sign(auditSignedPart(env, Buffer.from(text, 'utf8')));
+    if (!signature) return out;
+    signedNow(c, counter, now);
+    delete c['de|failedSince'];
+    delete c['de|failedCount'];
+    out.LogAudit = auditLog(env, Buffer.from(text, 'utf8'), signature).toString('base64');
+  }
+  return out;
+}
+
+/** A system event with the logs due before it, as a record's Fis; `Failed` when the TSE does not answer. */
+export function systemEventFis(c: Record<string, string>, tse: Tse, now: bigint, eventType: string, eventData: Buffer): Obj {
+  const pre = preambleLogs(c, tse, now);
+  const log = c['de|initialized'] === '1' ? systemEvent(c, tse, now, eventType, eventData) : undefined;
+  return { ...pre, ...(log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' }) };
 }
 
 /** Signs a system event of the TSE with the next signature counter; undefined when the TSE does not answer. */

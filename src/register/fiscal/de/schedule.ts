@@ -8,8 +8,9 @@
  * - with TSE_BackupDelete, the same export after each Z (our TSE keeps its logs in the journal, which
  *   is never deleted; a certified TSE's driver deletes the exported logs from the TSE's storage);
  * - the fiscal backup at Fiscal_BackupAt (default 04:00; `NO` disables): the DSFinV-K export of the
- *   closings since the last one, `<data>/de/<RN>/backup/dsfinvk-<time>.zip`.
- * Backups are written atomically; what was backed up last is kept in the journal's settings.
+ *   closings after the last one backed up (by Z number), `<data>/de/<RN>/backup/dsfinvk-<time>.zip`.
+ * Backups are written atomically; what was backed up last is kept in the journal's settings. A register
+ * whose task fails is logged and tried again an hour later; the other registers' tasks go on.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -23,7 +24,7 @@ import { writeStreamAtomic } from '../../../shared/files.js';
 import { timeOfDay } from '../../profile/attributes.js';
 import { countryOf } from '../registry.js';
 import { dsfinvkZip, exportTse } from './exports.js';
-import { systemEvent } from './index.js';
+import { systemEventFis } from './index.js';
 import { openTse, tseDir } from './tse.js';
 
 const DEFAULT_SELF_TEST = '03:05:00';
@@ -38,14 +39,33 @@ export function defaultTseBackupAt(rn: string): string {
 
 const truthy = (v: string | undefined): boolean => ['1', 'true', 'yes', 'on'].includes((v ?? '').trim().toLowerCase());
 
-export async function runScheduled(ctx: ServiceContext): Promise<number> {
+export async function runScheduled(ctx: ServiceContext, report: (e: unknown, rn: string) => void = () => undefined): Promise<number> {
   const now = ctx.clock.now();
+  let done = 0;
+  for (const reg of ctx.registers.list()) {
+    if (countryOf(reg.state.cfg) !== 'DE' || reg.state.country['de|initialized'] !== '1') continue;
+    const rn = reg.state.rn;
+    // a register whose task failed is tried again after RETRY_MS; the others go on meanwhile
+    if ((failedUntil.get(rn) ?? 0) > now.getTime()) continue;
+    try {
+      done += await registerTasks(ctx, reg, now);
+    } catch (e) {
+      failedUntil.set(rn, now.getTime() + RETRY_MS);
+      report(e, rn);
+    }
+  }
+  return done;
+}
+
+const RETRY_MS = 3_600_000;
+const failedUntil = new Map<string, number>();
+
+async function registerTasks(ctx: ServiceContext, reg: Register, now: Date): Promise<number> {
   const stamp = formatLocalDateTime(now);
   const today = stamp.slice(0, 10);
   const clock = stamp.slice(11);
   let done = 0;
-  for (const reg of ctx.registers.list()) {
-    if (countryOf(reg.state.cfg) !== 'DE' || reg.state.country['de|initialized'] !== '1') continue;
+  {
     const rn = reg.state.rn;
     const raw = ctx.profiles.settings(rn).raw;
     const due = (attribute: string, fallback: string): boolean => {
@@ -73,13 +93,14 @@ export async function runScheduled(ctx: ServiceContext): Promise<number> {
       if (afterZ) await remember('tse.z', String(reg.state.zi));
       done += 1;
     }
-    const lastFiscal = await setting('fiscal.day');
-    if (due('fiscal_backupat', DEFAULT_FISCAL_BACKUP) && lastFiscal !== today) {
-      // the closings since the day of the last backup (that day's closings again: a backup may overlap)
-      const exp = await dsfinvkZip(ctx, reg, lastFiscal ? { from: lastFiscal } : {}, false);
+    if (due('fiscal_backupat', DEFAULT_FISCAL_BACKUP) && (await setting('fiscal.day')) !== today) {
+      // the closings after the last one backed up (by Z number: a Z dated back is not missed)
+      const lastZ = await setting('fiscal.z');
+      const exp = await dsfinvkZip(ctx, reg, lastZ ? { afterZ: Number(lastZ) } : {}, false);
       if (exp.closings > 0) {
         mkdirSync(backups, { recursive: true, mode: 0o700 });
         await writeStreamAtomic(join(backups, `dsfinvk-${name}.zip`), exp.zip, 0o600);
+        await remember('fiscal.z', String(exp.lastZ));
       } else {
         exp.zip.resume();
       }
@@ -94,8 +115,7 @@ async function selfTest(ctx: ServiceContext, reg: Register, now: Date, today: st
   const tse = openTse(ctx.dataDir, reg.state.rn);
   const stamp = formatLocalDateTime(now);
   await appendRecord(ctx, reg, { type: 'log', data: { TS: stamp, Event: 'TSE selfTest' }, index: { d: stamp } }, (): Obj => {
-    const log = systemEvent(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'selfTest', Buffer.alloc(0));
     reg.state.country['de|selfTest'] = today;
-    return log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' };
+    return systemEventFis(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'selfTest', Buffer.alloc(0));
   });
 }

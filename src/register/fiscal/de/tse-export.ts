@@ -40,7 +40,7 @@ export async function tseCertificate(dataDir: string, rn: string): Promise<Buffe
 }
 
 /** Where a journal record's Fis keeps the TSE's log messages, in the order they were signed. */
-export const TSE_LOG_KEYS = ['LogSystem', 'LogTime', 'LogAudit', 'LogStart', 'LogUpdate', 'LogFinish'] as const;
+export const TSE_LOG_KEYS = ['LogInit', 'LogTime', 'LogAudit', 'LogSystem', 'LogStart', 'LogUpdate', 'LogFinish'] as const;
 
 export interface TsePeriod {
   /** unix seconds, inclusive */

@@ -7,12 +7,14 @@
  * TSE) and its sums per business case, payment type and currency. Decisions: docs/countries/de.md.
  */
 import i18nCountries from 'i18n-iso-countries';
-import { type Dec, ZERO, add, dec, div, eq, fmt, parseDec, sign, sub, taxOfGross } from '../../../../shared/money.js';
+import { type Dec, ZERO, add, allocate, dec, div, eq, fmt, parseDec, sign, sub, taxOfGross, taxOfNet } from '../../../../shared/money.js';
 import { type Obj, isObj, lines, obj, str } from '../../../codec/index.js';
 import { type BusinessCase, type BusinessKind, classify } from '../../../esr/business-case.js';
-import { analyzePositions, qtyOf } from '../../../esr/tax.js';
+import { type PositionInfo, analyzePositions, qtyOf, resolveWithTaxA } from '../../../esr/tax.js';
 import type { JournalRecord, JournalStore } from '../../../journal/types.js';
 import { CsvTable, type Row } from '../gdpdu/csv.js';
+import { DE_LETTERS } from '../../tax-letters.js';
+import { type ParsedLog, parseLog } from '../log-message.js';
 import { gvTypOf, processOf, zahlartOf } from '../process.js';
 import { TABLES, TAXONOMY_VERSION, tableOf } from './tables.js';
 
@@ -28,6 +30,8 @@ export interface DsfinvkSource {
   till?: string;
   /** include the receipts after the last Z as a closing numbered as the next one */
   open: boolean;
+  /** only closings with a higher Z_NR (a backup since the last one) */
+  afterZ?: number;
   /** local date-time of the export */
   now: string;
   software: { brand: string; version: string };
@@ -37,6 +41,8 @@ export interface DsfinvkTables {
   tables: CsvTable[];
   closings: number;
   receipts: number;
+  /** the highest Z_NR exported */
+  lastZ: number;
   /** the first and last date of the exported closings */
   first?: string;
   last?: string;
@@ -92,21 +98,24 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
     }
     return key;
   };
-  /** TID -> D of its TraS (the start of the transaction) */
+  /** TID -> D of its TraS (the start of the transaction) and the time of its StartTransaction log */
   const starts = new Map<string, string>();
+  const startLogs = new Map<string, bigint>();
   /** BON_ID (FN) -> its closing, for references */
   const closingOf = new Map<string, { zNr: number; zDate: string }>();
   // the configuration of a closing is the one at its time (before the first Cfg record: the current one)
   let cfg: Obj = src.cfg;
   let day: Bon[] = [];
   let lastZ = 0;
-  const out: DsfinvkTables = { tables: [], closings: 0, receipts: 0 };
+  const out: DsfinvkTables = { tables: [], closings: 0, receipts: 0, lastZ: 0 };
 
   const emit = (zNr: number, zDate: string): void => {
     for (const b of day) closingOf.set(b.id, { zNr, zDate });
     const date = zDate.slice(0, 10);
     if ((src.from !== undefined && date < src.from) || (src.till !== undefined && date > src.till)) return;
+    if (src.afterZ !== undefined && zNr <= src.afterZ) return;
     out.closings += 1;
+    out.lastZ = Math.max(out.lastZ, zNr);
     out.receipts += day.length;
     out.first ??= date;
     out.last = date;
@@ -120,7 +129,6 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
       const { esr, fis, bc } = b;
       const B: Row = { ...Z, BON_ID: b.id };
       const proc = b.record.type === 'TraV' ? { processType: 'Kassenbeleg-V1', bonTyp: 'AVBelegabbruch' } : processOf(bc, esr);
-      const code = (str(fis, 'Code') ?? '').split(';');
       const tid = str(fis, 'TID');
       const ctm = obj(esr, 'Ctm');
       const movement = bc.kind === 'payin' || bc.kind === 'payout' || bc.kind === 'payment';
@@ -130,7 +138,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
       const total = str(esr, 'T') ?? fmt(payA.reduce((s, p) => add(s, d0(str(p, 'Amt'))), ZERO), 2);
       table('transactions.csv').add({
         ...B,
-        BON_NR: digits(str(esr, 'TN')) ?? digits(b.id) ?? String(b.record.sq),
+        BON_NR: digits(str(esr, 'TN')) ?? digits(b.record.type === 'TraV' ? tid : b.id) ?? String(b.record.sq),
         BON_TYP: proc.bonTyp || 'AVSonstige',
         BON_NAME: str(esr, 'NFS') ?? str(esr, 'NF') ?? str(esr, 'DT') ?? '',
         TERMINAL_ID: str(esr, 'TT') ?? '',
@@ -149,10 +157,14 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
       });
       // the TSE transaction, or the TSE's failure
       const failed = Array.isArray(fis.Tag) && fis.Tag.some((g) => isObj(g) && str(g, 'Name') === 'TSEFailed');
-      if (code.length >= 12) {
+      const finish = logOf(fis, 'LogFinish');
+      if (finish) {
+        const tanr = finish.transactionNumber ?? 0n;
+        const start = logOf(fis, 'LogStart')?.signatureCreationTime ?? startLogs.get(tanr.toString()) ?? finish.signatureCreationTime;
         table('transactions_tse.csv').add({
-          ...B, TSE_ID: '1', TSE_TANR: code[4], TSE_TA_START: code[6], TSE_TA_ENDE: code[7], TSE_TA_VORGANGSART: code[2],
-          TSE_TA_SIGZ: code[5], TSE_TA_SIG: code[10], TSE_TA_VORGANGSDATEN: code[3],
+          ...B, TSE_ID: '1', TSE_TANR: tanr.toString(), TSE_TA_START: isoOf(start), TSE_TA_ENDE: isoOf(finish.signatureCreationTime),
+          TSE_TA_VORGANGSART: finish.processType ?? '', TSE_TA_SIGZ: finish.signatureCounter.toString(), TSE_TA_SIG: finish.signatureValue.toString('base64'),
+          TSE_TA_VORGANGSDATEN: finish.processData?.toString('utf8') ?? '',
         });
       } else if (failed) {
         table('transactions_tse.csv').add({ ...B, TSE_ID: '1', TSE_TANR: digits(tid), TSE_TA_VORGANGSART: proc.processType, TSE_TA_FEHLER: 'TSE ausgefallen' });
@@ -168,15 +180,13 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
         );
       }
       if (!counts) continue;
+      const bonPay = new Sums();
       for (const p of payA) {
         const zahlart = zahlartOf(str(p, 'PayG'));
         const amt = d0(str(p, 'Amt'));
         const cc = str(p, 'CC');
         const foreign = cc !== undefined && cc !== 'EUR' && str(p, 'FAmt') !== undefined;
-        table('datapayment.csv').add({
-          ...B, ZAHLART_TYP: zahlart, ZAHLART_NAME: str(p, 'Dsc') ?? '', BASISWAEH_BETRAG: fmt(amt, 2),
-          ...(foreign ? { ZAHLWAEH_CODE: cc, ZAHLWAEH_BETRAG: str(p, 'FAmt') } : {}),
-        });
+        bonPay.add([zahlart, str(p, 'Dsc') ?? '', foreign ? (cc as string) : ''], [amt, foreign ? d0(str(p, 'FAmt')) : ZERO]);
         if (zahlart === 'Keine') continue;
         pay.add([zahlart, str(p, 'Dsc') ?? ''], [amt]);
         payments = add(payments, amt);
@@ -185,30 +195,46 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
           cur.add([foreign ? (cc as string) : 'EUR'], [foreign ? d0(str(p, 'FAmt')) : amt]);
         }
       }
-      // VAT of the receipt, as printed
+      for (const { key, amounts } of bonPay.m.values()) {
+        const [amt, famt] = amounts as [Dec, Dec];
+        table('datapayment.csv').add({
+          ...B, ZAHLART_TYP: key[0], ZAHLART_NAME: key[1], BASISWAEH_BETRAG: fmt(amt, 2),
+          ...(key[2] ? { ZAHLWAEH_CODE: key[2], ZAHLWAEH_BETRAG: fmt(famt, 2) } : {}),
+        });
+      }
+      // VAT of the receipt, as printed (one row per VAT key)
       const taxA = lines(esr, 'TaxA');
-      const rateOf = new Map(taxA.map((x) => [str(x, 'TaxG') ?? '', d0(str(x, 'Prc'))]));
+      const bonVat = new Sums();
       for (const x of taxA) {
         if (str(x, 'TTY')) continue;
         const gross = d0(str(x, 'Amt'));
         const tamt = str(x, 'TAmt') !== undefined ? d0(str(x, 'TAmt')) : taxOfGross(gross, d0(str(x, 'Prc')), 2);
-        table('transactions_vat.csv').add({ ...B, UST_SCHLUESSEL: String(vatKey(d0(str(x, 'Prc')))), BON_BRUTTO: fmt(gross, 2), BON_NETTO: fmt(sub(gross, tamt), 2), BON_UST: fmt(tamt, 2) });
+        bonVat.add([String(vatKey(d0(str(x, 'Prc'))))], [gross, sub(gross, tamt), tamt]);
       }
-      // positions, their VAT and how their price came about
       const posA = lines(esr, 'PosA');
       const infos = analyzePositions(posA);
       if (infos.length === 0 && movement) {
+        // money moved without positions: one line, not taxable
         const amt = d0(total);
-        const key = vatKey(ZERO);
+        const key = String(vatKey(ZERO));
         table('lines.csv').add({ ...B, POS_ZEILE: '1', ARTIKELTEXT: str(esr, 'NFS') ?? '', POS_TERMINAL_ID: str(esr, 'TT') ?? '', GV_TYP: gvTypOf(bc, undefined), INHAUS: '0', P_STORNO: '0', MENGE: '1', EINHEIT: 'Stück', STK_BR: fmt(amt, 2) });
-        table('lines_vat.csv').add({ ...B, POS_ZEILE: '1', UST_SCHLUESSEL: String(key), POS_BRUTTO: fmt(amt, 2), POS_NETTO: fmt(amt, 2), POS_UST: '0' });
-        gv.add([gvTypOf(bc, undefined), '', '', String(key)], [amt, amt, ZERO]);
+        table('lines_vat.csv').add({ ...B, POS_ZEILE: '1', UST_SCHLUESSEL: key, POS_BRUTTO: fmt(amt, 2), POS_NETTO: fmt(amt, 2), POS_UST: '0' });
+        if (taxA.length === 0) bonVat.add([key], [amt, amt, ZERO]);
+        gv.add([gvTypOf(bc, undefined), '', '', key], [amt, amt, ZERO]);
       }
-      for (const info of infos) {
+      for (const { key, amounts } of bonVat.m.values()) {
+        const [gross, net, tax] = amounts.map((a) => fmt(a, 2));
+        table('transactions_vat.csv').add({ ...B, UST_SCHLUESSEL: key[0], BON_BRUTTO: gross, BON_NETTO: net, BON_UST: tax });
+      }
+      // positions: each tax element's gross and VAT split over its positions exactly (largest remainder),
+      // so the positions and the closing's sums add up to the receipt's VAT as printed
+      const taxN = str(esr, 'TaxN') === '1';
+      const shares = positionShares(infos, taxA);
+      infos.forEach((info, i) => {
         const p = posA[info.index] as Obj;
         const pn = info.pn;
-        const rate = rateOf.get(info.groups[0] ?? '') ?? ZERO;
-        const key = String(vatKey(rate));
+        const share = shares[i] as Share;
+        const key = String(vatKey(share.rate));
         const gvTyp = gvTypOf(bc, p);
         const qty = qtyOf(p);
         const agency = digits(str(p, 'DE_AGENTUR_ID'));
@@ -216,19 +242,20 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
           ...B, POS_ZEILE: pn, GUTSCHEIN_NR: str(p, 'VouN') ?? '', ARTIKELTEXT: str(p, 'Dsc') ?? '', POS_TERMINAL_ID: str(p, 'Dev') ?? str(esr, 'TT') ?? '',
           GV_TYP: gvTyp, INHAUS: str(p, 'InH') === '0' ? '0' : '1', P_STORNO: str(p, 'Void') === '1' ? '1' : '0', AGENTUR_ID: agency,
           ART_NR: str(p, 'SKU') ?? '', GTIN: str(p, 'IN') ?? '', WARENGR_ID: str(p, 'Cat') ?? '', WARENGR: str(p, 'CatN') ?? '',
-          MENGE: fmt(qty, Math.max(qty.s, 0)), EINHEIT: str(p, 'QtyU') ?? 'Stück', STK_BR: str(p, 'Pri') ?? (sign(qty) === 0 ? undefined : fmt(div(info.amt, qty, 5), 5)),
+          MENGE: fmt(qty, Math.max(qty.s, 0)), EINHEIT: str(p, 'QtyU') ?? 'Stück',
+          STK_BR: sign(qty) === 0 ? undefined : fmt(div(grossOf(info.amt, share.rate, taxN), qty, 5), 5),
         });
-        const tax = taxOfGross(info.modified, rate, 5);
-        table('lines_vat.csv').add({ ...B, POS_ZEILE: pn, UST_SCHLUESSEL: key, POS_BRUTTO: fmt(info.modified, 5), POS_NETTO: fmt(sub(info.modified, tax), 5), POS_UST: fmt(tax, 5) });
-        const baseTax = taxOfGross(info.amt, rate, 5);
-        table('itemamounts.csv').add({ ...B, POS_ZEILE: pn, TYP: 'base_amount', UST_SCHLUESSEL: key, PF_BRUTTO: fmt(info.amt, 5), PF_NETTO: fmt(sub(info.amt, baseTax), 5), PF_UST: fmt(baseTax, 5) });
-        const change = sub(info.modified, info.amt);
+        table('lines_vat.csv').add({ ...B, POS_ZEILE: pn, UST_SCHLUESSEL: key, POS_BRUTTO: fmt(share.gross, 5), POS_NETTO: fmt(sub(share.gross, share.tax), 5), POS_UST: fmt(share.tax, 5) });
+        const base = grossOf(info.amt, share.rate, taxN);
+        const baseTax = taxOfGross(base, share.rate, 5);
+        table('itemamounts.csv').add({ ...B, POS_ZEILE: pn, TYP: 'base_amount', UST_SCHLUESSEL: key, PF_BRUTTO: fmt(base, 5), PF_NETTO: fmt(sub(base, baseTax), 5), PF_UST: fmt(baseTax, 5) });
+        const change = sub(share.gross, base);
         if (!eq(change, ZERO)) {
-          const changeTax = sub(tax, baseTax);
+          const changeTax = sub(share.tax, baseTax);
           table('itemamounts.csv').add({ ...B, POS_ZEILE: pn, TYP: sign(change) < 0 ? 'discount' : 'extra_amount', UST_SCHLUESSEL: key, PF_BRUTTO: fmt(change, 5), PF_NETTO: fmt(sub(change, changeTax), 5), PF_UST: fmt(changeTax, 5) });
         }
-        gv.add([gvTyp, '', agency ?? '', key], [info.modified, sub(info.modified, tax), tax]);
-      }
+        gv.add([gvTyp, '', agency ?? '', key], [share.gross, sub(share.gross, share.tax), share.tax]);
+      });
     }
     closingTables(Z, zDate, payments, cash);
     for (const { key, amounts } of gv.m.values()) {
@@ -300,6 +327,8 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
     if (r.type === 'TraS') {
       const tid = str(fis, 'TID');
       if (tid !== undefined) starts.set(tid, str(esr, 'D') ?? r.d);
+      const log = logOf(fis, 'LogStart');
+      if (tid !== undefined && log) startLogs.set(tid, log.signatureCreationTime);
       continue;
     }
     const bc: BusinessCase = { kind: (str(data, 'BC') as BusinessKind | undefined) ?? classify(esr).kind, flags: (str(data, 'BCF') ?? '').split(' ').filter(Boolean), fiscal: false };
@@ -316,6 +345,62 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
   }
   if (src.open && day.length > 0) emit(lastZ + 1, src.now);
   out.tables = [...t.values()];
+  return out;
+}
+
+const isoOf = (unix: bigint): string => new Date(Number(unix) * 1000).toISOString();
+
+/** A log message kept in the record's Fis, decoded; undefined when absent or unreadable. */
+function logOf(fis: Obj, key: string): ParsedLog | undefined {
+  const b64 = str(fis, key);
+  if (!b64) return undefined;
+  try {
+    return parseLog(Buffer.from(b64, 'base64'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A position's amount as gross (with TaxN the positions are net). */
+function grossOf(amt: Dec, rate: Dec, taxN: boolean): Dec {
+  return taxN ? add(amt, taxOfNet(amt, rate, Math.max(2, amt.s))) : amt;
+}
+
+interface Share {
+  rate: Dec;
+  gross: Dec;
+  tax: Dec;
+}
+
+/**
+ * Each position's gross amount and VAT: the tax element its (first) group resolves to is split over
+ * its positions by their amounts after Mods, exactly; a position whose group resolves to nothing is
+ * counted at 0 %.
+ */
+function positionShares(infos: readonly PositionInfo[], taxA: Obj[]): Share[] {
+  const out: Share[] = infos.map((info) => ({ rate: ZERO, gross: info.modified, tax: ZERO }));
+  const byTax = new Map<number, number[]>();
+  infos.forEach((info, i) => {
+    let t = -1;
+    try {
+      t = resolveWithTaxA(info.groups[0] ?? '', taxA, DE_LETTERS, 'TaxG');
+    } catch {
+      t = -1;
+    }
+    if (t >= 0 && !str(taxA[t] as Obj, 'TTY')) byTax.set(t, [...(byTax.get(t) ?? []), i]);
+  });
+  for (const [t, members] of byTax) {
+    const x = taxA[t] as Obj;
+    const rate = d0(str(x, 'Prc'));
+    const gross = d0(str(x, 'Amt'));
+    const tamt = str(x, 'TAmt') !== undefined ? d0(str(x, 'TAmt')) : taxOfGross(gross, rate, 2);
+    const weights = members.map((i) => (infos[i] as PositionInfo).modified);
+    const grossParts = allocate(gross, weights);
+    const taxParts = allocate(tamt, weights);
+    members.forEach((i, k) => {
+      out[i] = { rate, gross: grossParts[k] ?? ZERO, tax: taxParts[k] ?? ZERO };
+    });
+  }
   return out;
 }
 

@@ -29,7 +29,7 @@ const DEFINED: Table[] = [
     columns: [...Z, BON_ID, POS_ZEILE, num('UST_SCHLUESSEL', 'ID des USt-Satzes', 0), num('POS_BRUTTO', 'Bruttoumsatz', 5), num('POS_NETTO', 'Nettoumsatz', 5), num('POS_UST', 'USt', 5)],
   },
   {
-    file: 'itemamounts.csv', name: 'Bonpos_Preisfindung', desc: 'Entstehung der Preise (Basispreis, Rabatt, Zuschlag)', key: 5,
+    file: 'itemamounts.csv', name: 'Bonpos_Preisfindung', desc: 'Entstehung der Preise (Basispreis, Rabatt, Zuschlag)', key: 6,
     columns: [...Z, BON_ID, POS_ZEILE, text('TYP', 'Basispreis, Rabatt oder Zuschlag', 20), num('UST_SCHLUESSEL', 'ID des USt-Satzes', 0),
       num('PF_BRUTTO', 'Bruttoumsatz', 5), num('PF_NETTO', 'Nettoumsatz', 5), num('PF_UST', 'USt', 5)],
   },
@@ -59,12 +59,12 @@ const DEFINED: Table[] = [
     columns: [...Z, BON_ID, text('ABRECHNUNGSKREIS', 'z. B. Tischnummer', 50)],
   },
   {
-    file: 'datapayment.csv', name: 'Bonkopf_Zahlarten', desc: 'Zahlarten der Vorgänge', key: 4,
+    file: 'datapayment.csv', name: 'Bonkopf_Zahlarten', desc: 'Zahlarten der Vorgänge', key: 7,
     columns: [...Z, BON_ID, text('ZAHLART_TYP', 'Typ der Zahlart', 25), text('ZAHLART_NAME', 'Name der Zahlart', 60), text('ZAHLWAEH_CODE', 'Währungscode', 3),
       num('ZAHLWAEH_BETRAG', 'Betrag in Fremdwährung', 2), num('BASISWAEH_BETRAG', 'Betrag in Basiswährung', 2), text('KASSENSCHUBLADENNR', 'Nummer der Kassenschublade', 40)],
   },
   {
-    file: 'references.csv', name: 'Bon_Referenzen', desc: 'Referenzen auf andere Vorgänge', key: 4,
+    file: 'references.csv', name: 'Bon_Referenzen', desc: 'Referenzen auf andere Vorgänge', key: 0,
     columns: [...Z, BON_ID, text('POS_ZEILE', 'Zeilennummer des referenzierenden Vorgangs', 50), text('REF_TYP', 'Art der Referenz', 20),
       text('REF_NAME', 'Beschreibung bei Art ExterneSonstige', 40), date('REF_DATUM', 'Zeitpunkt des referenzierten Vorgangs'),
       text('REF_Z_KASSE_ID', 'ID der (Abschluss-) Kasse', 50), num('REF_Z_NR', 'Nr. des Kassenabschlusses', 0), text('REF_BON_ID', 'Vorgangs-ID', 40)],
@@ -117,16 +117,16 @@ const DEFINED: Table[] = [
       ...['I', 'II', 'III', 'IV', 'V', 'VI', 'VII'].map((n, i) => text(`TSE_ZERTIFIKAT_${n}`, i === 0 ? 'Erste 1.000 Zeichen des Zertifikats (base64)' : 'Ggf. Rest des Zertifikats (base64)', 1000))],
   },
   {
-    file: 'businesscases.csv', name: 'Z_GV_Typ', desc: 'Summen je Geschäftsvorfall-Art', key: 3,
+    file: 'businesscases.csv', name: 'Z_GV_Typ', desc: 'Summen je Geschäftsvorfall-Art', key: 7,
     columns: [...Z, text('GV_TYP', 'Typ der Geschäftsvorfall-Art', 30), text('GV_NAME', 'Name der Geschäftsvorfall-Art', 40), num('AGENTUR_ID', 'ID der Agentur', 0),
       num('UST_SCHLUESSEL', 'ID des Umsatzsteuersatzes', 0), num('Z_UMS_BRUTTO', 'Bruttoumsatz', 2), num('Z_UMS_NETTO', 'Nettoumsatz', 2), num('Z_UST', 'USt', 2)],
   },
   {
-    file: 'payment.csv', name: 'Z_Zahlart', desc: 'Summen je Zahlart', key: 3,
+    file: 'payment.csv', name: 'Z_Zahlart', desc: 'Summen je Zahlart', key: 5,
     columns: [...Z, text('ZAHLART_TYP', 'Typ der Zahlart', 25), text('ZAHLART_NAME', 'Name der Zahlart', 60), num('Z_ZAHLART_BETRAG', 'Betrag', 2)],
   },
   {
-    file: 'cash_per_currency.csv', name: 'Z_Waehrungen', desc: 'Summen je Währung (Kassensturz)', key: 3,
+    file: 'cash_per_currency.csv', name: 'Z_Waehrungen', desc: 'Summen je Währung (Kassensturz)', key: 4,
     columns: [...Z, text('ZAHLART_WAEH', 'Währung', 3), num('ZAHLART_BETRAG_WAEH', 'Betrag', 2)],
   },
 ];
@@ -137,7 +137,7 @@ const Z_KEY = ['Z_KASSE_ID', 'Z_ERSTELLUNG', 'Z_NR'];
 export const TABLES: readonly Table[] = DEFINED.map((t) => {
   if (t.name === 'Stamm_Abschluss') return t;
   const references = [{ columns: Z_KEY, table: 'Stamm_Abschluss' }];
-  if (t.key >= 4 && t.columns[3]?.name === 'BON_ID' && t.name !== 'Bonkopf') references.push({ columns: [...Z_KEY, 'BON_ID'], table: 'Bonkopf' });
+  if (t.columns[3]?.name === 'BON_ID' && t.name !== 'Bonkopf') references.push({ columns: [...Z_KEY, 'BON_ID'], table: 'Bonkopf' });
   return { ...t, references };
 });
 
