@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { renameSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { SaxesParser } from 'saxes';
@@ -118,7 +118,7 @@ async function download(url: string, work: string, name: string): Promise<{ stat
   const buf = Buffer.from(await res.body.arrayBuffer());
   if (res.statusCode !== 200) return { status: res.statusCode, files: {}, dir: '', body: buf.toString() };
   const dir = join(work, name);
-  (await import('node:fs')).mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   return { status: res.statusCode, files: await unzip(buf, dir), dir, body: '' };
 }
 

@@ -43,3 +43,9 @@ export function formatWithOffset(date: Date): string {
 export function yearOf(localDateTime: string): number {
   return Number(localDateTime.slice(0, 4));
 }
+
+/** The day after a date YYYY-MM-DD. */
+export function nextDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+}

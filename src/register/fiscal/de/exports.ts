@@ -1,7 +1,7 @@
 /** The German exports as streams: the TSE's TAR (`type=tse`), DSFinV-K (`type=dsfinvk`) and GoBD (`type=gobd`). */
 import { type Obj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
-import { formatLocalDateTime } from '../../esr/datetime.js';
+import { formatLocalDateTime, nextDay } from '../../esr/datetime.js';
 import type { Register } from '../../registers.js';
 import { buildDsfinvk } from './dsfinvk/build.js';
 import { gdpduZip } from './gdpdu/data-set.js';
@@ -49,8 +49,6 @@ export async function exportTse(ctx: ServiceContext, reg: Register, period: Date
   });
   return { tar, throughCounter };
 }
-
-const nextDay = (d: string): string => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
 export async function dsfinvkZip(ctx: ServiceContext, reg: Register, period: DatePeriod & { afterZ?: number }, open: boolean): Promise<{ zip: NodeJS.ReadableStream; closings: number; receipts: number; lastZ: number }> {
   const rn = reg.state.rn;

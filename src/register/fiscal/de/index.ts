@@ -11,9 +11,9 @@ import { formatLocalDateTime, parseLocalDateTime } from '../../esr/datetime.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { DE_LETTERS } from '../tax-letters.js';
-import { type Operation, OID, auditLog, auditSignedPart, signedPart, systemLog, systemSignedPart, transactionLog } from './log-message.js';
+import { type Operation, OID, auditLog, logTimeIso, auditSignedPart, signedPart, systemLog, systemSignedPart, transactionLog } from './log-message.js';
 import { type Tse, openTse } from './tse.js';
-import { processOf, zahlartOf } from './process.js';
+import { foreignCurrency, processOf, zahlartOf } from './process.js';
 
 /** The VAT rates of the DSFinV-K receipt amounts, in their order: 19, 7, 10.7, 5.5, 0. */
 const DSFINV_RATES = ['19', '7', '10.7', '5.5', '0'];
@@ -31,9 +31,8 @@ export function processData(esr: Obj, bonTyp = 'Beleg'): string {
   }
   const byType = new Map<string, typeof ZERO>();
   for (const pay of lines(esr, 'PayA')) {
-    const cc = str(pay, 'CC');
-    const foreign = cc !== undefined && cc !== 'EUR' && str(pay, 'FAmt') !== undefined;
-    const type = (zahlartOf(str(pay, 'PayG')) === 'Bar' ? 'Bar' : 'Unbar') + (foreign ? `:${cc.replace(/[^A-Za-z0-9]/g, '')}` : '');
+    const foreign = foreignCurrency(pay);
+    const type = (zahlartOf(str(pay, 'PayG')) === 'Bar' ? 'Bar' : 'Unbar') + (foreign ? `:${foreign.replace(/[^A-Za-z0-9]/g, '')}` : '');
     const amt = parseDec(str(pay, foreign ? 'FAmt' : 'Amt') ?? '0') ?? ZERO;
     byType.set(type, add(byType.get(type) ?? ZERO, amt));
   }
@@ -41,7 +40,6 @@ export function processData(esr: Obj, bonTyp = 'Beleg'): string {
   return `${bonTyp}^${gross.map((g) => fmt(g, 2)).join('_')}^${pays}`;
 }
 
-const iso = (unix: bigint): string => new Date(Number(unix) * 1000).toISOString();
 /** as printed: local time with a space, e.g. 2024-08-01 10:50:30 */
 const local = (unix: bigint): string => formatLocalDateTime(new Date(Number(unix) * 1000)).replace('T', ' ');
 
@@ -136,7 +134,7 @@ export class DeModule implements FiscalModule {
     if (!finish.message || !finish.signature) return withInit({ ...failed(fis, tse), ...(logStart ? { LogStart: logStart.toString('base64') } : {}) }, initLog);
     delete c[`de|open|${tid}`];
     const signature = finish.signature.toString('base64');
-    const code = ['V0', clientId, processType, data, tid.toString(), finish.counter.toString(), iso(startTime), iso(finish.time), 'ecdsa-plain-SHA256', 'unixTime', signature, tse.publicKey.toString('base64')].join(';');
+    const code = ['V0', clientId, processType, data, tid.toString(), finish.counter.toString(), logTimeIso(startTime), logTimeIso(finish.time), 'ecdsa-plain-SHA256', 'unixTime', signature, tse.publicKey.toString('base64')].join(';');
     const out: Obj = {
       ...fis,
       TID: tid.toString(),
@@ -183,7 +181,7 @@ export class DeModule implements FiscalModule {
     const signature = finish.signature.toString('base64');
     return {
       TID: tidText,
-      Code: ['V0', clientId, processType, data, tidText, finish.counter.toString(), iso(startTime), iso(finish.time), 'ecdsa-plain-SHA256', 'unixTime', signature, tse.publicKey.toString('base64')].join(';'),
+      Code: ['V0', clientId, processType, data, tidText, finish.counter.toString(), logTimeIso(startTime), logTimeIso(finish.time), 'ecdsa-plain-SHA256', 'unixTime', signature, tse.publicKey.toString('base64')].join(';'),
       LogFinish: finish.message.toString('base64'),
     };
   }

@@ -14,6 +14,9 @@ export const OID = {
   ecdsaPlainSha256: '0.4.0.127.0.7.1.1.4.1.3',
 } as const;
 
+/** A log time (unix seconds) as ISO 8601 UTC, as the receipt's code and DSFinV-K show it. */
+export const logTimeIso = (unix: bigint): string => new Date(Number(unix) * 1000).toISOString();
+
 export type Operation = 'StartTransaction' | 'UpdateTransaction' | 'FinishTransaction';
 
 export interface TransactionData {

@@ -46,6 +46,12 @@ export function gvTypOf(bc: BusinessCase, pos: Obj | undefined): string {
   }
 }
 
+/** The foreign currency of a payment: its CC when it is not EUR and the foreign amount FAmt is given. */
+export function foreignCurrency(pay: Obj): string | undefined {
+  const cc = str(pay, 'CC');
+  return cc !== undefined && cc !== 'EUR' && str(pay, 'FAmt') !== undefined ? cc : undefined;
+}
+
 /** ZAHLART_TYP of a payment (Anhang D). */
 export function zahlartOf(payG: string | undefined): string {
   switch (payG ?? 'cash') {

@@ -11,6 +11,7 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
+import { nextDay } from '../../esr/datetime.js';
 import { GENESIS } from '../chain.js';
 import type { FindQuery, JournalRecord, JournalStore } from '../types.js';
 import { compareJouNames, describeReport, verifyJournalFiles } from './verify-core.js';
@@ -45,12 +46,6 @@ export interface JouExportMeta {
   exportedAt: Date;
   /** e.g. `efr 0.1.0` */
   generator: string;
-}
-
-/** The day after a date YYYY-MM-DD. */
-function nextDay(date: string): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
 }
 
 /**

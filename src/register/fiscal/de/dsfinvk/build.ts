@@ -14,8 +14,8 @@ import { type PositionInfo, analyzePositions, qtyOf, resolveWithTaxA } from '../
 import type { JournalRecord, JournalStore } from '../../../journal/types.js';
 import { CsvTable, type Row } from '../gdpdu/csv.js';
 import { DE_LETTERS } from '../../tax-letters.js';
-import { type ParsedLog, parseLog } from '../log-message.js';
-import { gvTypOf, processOf, zahlartOf } from '../process.js';
+import { type ParsedLog, logTimeIso, parseLog } from '../log-message.js';
+import { foreignCurrency, gvTypOf, processOf, zahlartOf } from '../process.js';
 import { TABLES, TAXONOMY_VERSION, tableOf } from './tables.js';
 
 export interface DsfinvkSource {
@@ -162,7 +162,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
         const tanr = finish.transactionNumber ?? 0n;
         const start = logOf(fis, 'LogStart')?.signatureCreationTime ?? startLogs.get(tanr.toString()) ?? finish.signatureCreationTime;
         table('transactions_tse.csv').add({
-          ...B, TSE_ID: '1', TSE_TANR: tanr.toString(), TSE_TA_START: isoOf(start), TSE_TA_ENDE: isoOf(finish.signatureCreationTime),
+          ...B, TSE_ID: '1', TSE_TANR: tanr.toString(), TSE_TA_START: logTimeIso(start), TSE_TA_ENDE: logTimeIso(finish.signatureCreationTime),
           TSE_TA_VORGANGSART: finish.processType ?? '', TSE_TA_SIGZ: finish.signatureCounter.toString(), TSE_TA_SIG: finish.signatureValue.toString('base64'),
           TSE_TA_VORGANGSDATEN: finish.processData?.toString('utf8') ?? '',
         });
@@ -184,15 +184,14 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
       for (const p of payA) {
         const zahlart = zahlartOf(str(p, 'PayG'));
         const amt = d0(str(p, 'Amt'));
-        const cc = str(p, 'CC');
-        const foreign = cc !== undefined && cc !== 'EUR' && str(p, 'FAmt') !== undefined;
-        bonPay.add([zahlart, str(p, 'Dsc') ?? '', foreign ? (cc as string) : ''], [amt, foreign ? d0(str(p, 'FAmt')) : ZERO]);
+        const foreign = foreignCurrency(p);
+        bonPay.add([zahlart, str(p, 'Dsc') ?? '', foreign ?? ''], [amt, foreign ? d0(str(p, 'FAmt')) : ZERO]);
         if (zahlart === 'Keine') continue;
         pay.add([zahlart, str(p, 'Dsc') ?? ''], [amt]);
         payments = add(payments, amt);
         if (zahlart === 'Bar') {
           cash = add(cash, amt);
-          cur.add([foreign ? (cc as string) : 'EUR'], [foreign ? d0(str(p, 'FAmt')) : amt]);
+          cur.add([foreign ?? 'EUR'], [foreign ? d0(str(p, 'FAmt')) : amt]);
         }
       }
       for (const { key, amounts } of bonPay.m.values()) {
@@ -347,8 +346,6 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
   out.tables = [...t.values()];
   return out;
 }
-
-const isoOf = (unix: bigint): string => new Date(Number(unix) * 1000).toISOString();
 
 /** A log message kept in the record's Fis, decoded; undefined when absent or unreadable. */
 function logOf(fis: Obj, key: string): ParsedLog | undefined {
