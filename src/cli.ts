@@ -6,8 +6,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startService } from './register/server.js';
 import { verifyCommand } from './register/journal/export/verify-cli.js';
-import { describeDepReport, verifyDepZip } from './register/fiscal/at/verify-dep.js';
-import { describeTseReport, readTar, verifyTse } from './register/fiscal/de/verify-tse.js';
+import { VERIFIERS } from './register/fiscal/verifiers.js';
 
 const USAGE = `usage: efr <command> [options]
 
@@ -20,6 +19,9 @@ commands:
             checks every record's hash chain and signature, names the first broken one
             efr verify --country at <dep-export.zip>: an Austrian DEP export (RKSV)
             efr verify --country de <export.tar>: a German TSE export (TR-03153)
+            efr verify --country fr <export.xml|jou.zip>: a French NF525 signature chain
+            efr verify --country pt <export.zip|saft.xml>: a Portuguese SAF-T PT hash chain
+            efr verify --country es <export.zip>: Spanish VeriFactu records (hash chain)
 `;
 
 async function serve(args: string[]): Promise<void> {
@@ -57,15 +59,15 @@ async function main(argv: string[]): Promise<void> {
       return serve(rest);
     case 'verify':
       if (rest[0] === '--country') {
-        const country = (rest[1] ?? '').toLowerCase();
-        if (!['at', 'de'].includes(country) || !rest[2]) {
-          process.stderr.write('usage: efr verify --country at <dep-export.zip> | efr verify --country de <export.tar>\n');
+        const verifier = VERIFIERS[(rest[1] ?? '').toLowerCase()];
+        if (!verifier || !rest[2]) {
+          const forms = Object.entries(VERIFIERS).map(([cc, v]) => `  efr verify --country ${cc} <${v.file}>`);
+          process.stderr.write(`usage:\n${forms.join('\n')}\n`);
           process.exitCode = 2;
           return;
         }
-        const report = country === 'at' ? await verifyDepZip(rest[2]) : verifyTse(await readTar(rest[2]));
-        const text = country === 'at' ? describeDepReport(report as Awaited<ReturnType<typeof verifyDepZip>>) : describeTseReport(report as ReturnType<typeof verifyTse>);
-        (report.ok ? process.stdout : process.stderr).write(`${text}\n`);
+        const report = await verifier.verify(rest[2]);
+        (report.ok ? process.stdout : process.stderr).write(`${report.text}\n`);
         process.exitCode = report.ok ? 0 : 1;
         return;
       }

@@ -237,10 +237,13 @@ describe('GET /export?type=jou', () => {
     const missing = await download('rn=def');
     assert.equal(missing.status, 400);
     assert.match(missing.body.toString(), /type: required; supported export types: jou/);
+    const xls = await download('type=xls&rn=def');
+    assert.equal(xls.status, 400);
+    assert.match(xls.body.toString(), /#INVALID_VALUE/);
+    assert.match(xls.body.toString(), /type: \\?"xls\\?" is not supported by this instance; supported export types: jou, dep, tse, dsfinvk, gobd, saft/);
     const other = await download('type=saft&rn=def');
     assert.equal(other.status, 400);
-    assert.match(other.body.toString(), /#INVALID_VALUE/);
-    assert.match(other.body.toString(), /type: \\?"saft\\?" is not supported by this instance; supported export types: jou, dep, tse, dsfinvk, gobd/);
+    assert.match(other.body.toString(), /type: saft is not an export of registers of country none/);
     const german = await download('type=dsfinvk&rn=def');
     assert.equal(german.status, 400);
     assert.match(german.body.toString(), /dsfinvk is an export of German registers/);

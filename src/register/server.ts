@@ -15,6 +15,20 @@ import { Profiles, envSettings } from './profile/profile.js';
 import { Registers } from './registers.js';
 import { loadOrCreateSigner } from './security/signer.js';
 import { runScheduled } from './fiscal/de/schedule.js';
+import { moduleFor } from './fiscal/registry.js';
+
+/** Tells each register's country module that the service starts or stops (journaled where a law wants it). */
+async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
+  for (const reg of ctx.registers.list()) {
+    const m = moduleFor(reg.state.cfg);
+    if (!m.serviceEvent) continue;
+    try {
+      await m.serviceEvent(ctx, reg, event);
+    } catch (e) {
+      logger?.error({ err: e, rn: reg.state.rn, event }, 'the country module could not journal the service event');
+    }
+  }
+}
 
 export interface ServeOptions {
   port: number;
@@ -83,6 +97,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   logger?.info({ type: 'START_EFR', port, dataDir: options.dataDir, version: ctx.version }, 'register service started');
+  await serviceEvent(ctx, 'start', logger);
   // daily tasks (the German TSE's self test and backups); unref'd: they never keep the process alive
   const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled TSE or backup task failed; tried again in an hour');
   const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
@@ -98,6 +113,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       closed = true;
       clearInterval(daily);
       await app.close();
+      await serviceEvent(ctx, 'stop', logger);
       await ctx.committer.drain();
       await ctx.store.close();
       logger?.flush();

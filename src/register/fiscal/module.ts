@@ -3,6 +3,8 @@
  * registry for the module of the register's configured country and calls it.
  */
 import type { Obj } from '../codec/index.js';
+import type { ServiceContext } from '../context.js';
+import type { Register } from '../registers.js';
 import type { BusinessCase } from '../esr/business-case.js';
 import type { RegisterState, TransactionType } from '../journal/types.js';
 import type { Signer } from '../security/signer.js';
@@ -38,6 +40,29 @@ export interface PrepareInput {
   esr: Obj;
 }
 
+/** One request of GET /export for a type the country module writes. */
+export interface ExportRequest {
+  ctx: ServiceContext;
+  reg: Register;
+  /** query parameters, names lower-cased */
+  query: Readonly<Record<string, string>>;
+  /** `from` and `till` (YYYY-MM-DD, inclusive), checked */
+  period: { from?: string; till?: string };
+  /** throws #FORBIDDEN unless the request comes from this machine or carries the profile password */
+  requireLocalOrPassword(what: string): void;
+}
+
+/** The file an export answers with. */
+export interface ExportFile {
+  body: Buffer | NodeJS.ReadableStream;
+  /** the name in Content-Disposition */
+  file: string;
+  contentType: string;
+}
+
+/** A service event a country may have to journal (France's technical events journal). */
+export type ServiceEvent = 'start' | 'stop';
+
 export interface FiscalModule {
   /** ISO country code, '' for the generic module */
   readonly country: string;
@@ -52,4 +77,8 @@ export interface FiscalModule {
   prepare?(input: PrepareInput): Promise<void>;
   /** receipts the law wants registered before this one (start, monthly, yearly receipts): their ESRs */
   before?(input: PrepareInput & { d: string }): Obj[];
+  /** the GET /export types of this country (lower-case type → writer); throws FiscalError (#NOT_FOUND when empty) */
+  readonly exports?: Readonly<Record<string, (req: ExportRequest) => Promise<ExportFile>>>;
+  /** called for each register of the country when the service has started and before it stops */
+  serviceEvent?(ctx: ServiceContext, reg: Register, event: ServiceEvent): Promise<void>;
 }

@@ -4,10 +4,22 @@ import { obj, str } from '../codec/index.js';
 import { GenericModule } from './generic/index.js';
 import { AtModule } from './at/index.js';
 import { DeModule } from './de/index.js';
+import { EsModule } from './es/index.js';
+import { FrModule } from './fr/index.js';
+import { PtModule } from './pt/index.js';
 import type { FiscalModule } from './module.js';
 import { taxLettersFor } from './tax-letters.js';
 
 const modules = new Map<string, FiscalModule>();
+
+/** The countries with a module of their own. */
+const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
+  AT: () => new AtModule(),
+  DE: () => new DeModule(),
+  FR: () => new FrModule(),
+  PT: () => new PtModule(),
+  ES: () => new EsModule(),
+};
 
 export function countryOf(cfg: Obj): string {
   const cmp = obj(cfg, 'Cmp');
@@ -18,7 +30,8 @@ export function moduleFor(cfg: Obj): FiscalModule {
   const country = countryOf(cfg);
   let m = modules.get(country);
   if (!m) {
-    m = country === 'AT' ? new AtModule() : country === 'DE' ? new DeModule() : new GenericModule(country, taxLettersFor(country));
+    const make = COUNTRY_MODULES[country];
+    m = make ? make() : new GenericModule(country, taxLettersFor(country));
     modules.set(country, m);
   }
   return m;

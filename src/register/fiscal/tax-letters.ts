@@ -7,11 +7,17 @@ export type TaxLetters = Readonly<Record<string, string>>;
 
 export const AT_LETTERS: TaxLetters = { A: '20', B: '10', C: '13', D: '0', E: '19', F: '7', G: '5' };
 export const DE_LETTERS: TaxLetters = { A: '19', B: '7', C: '10.7', D: '5.5', E: '0', H: '16', I: '5', J: '9.5' };
+/** France: normal, intermédiaire, réduit, particulier, exonéré (docs/countries/fr.md). */
+export const FR_LETTERS: TaxLetters = { A: '20', B: '10', C: '5.5', D: '2.1', E: '0' };
+/** Portugal: mainland normal, intermédia, reduzida, isento; Madeira (E-G) and the Azores (H-J) (docs/countries/pt.md). */
+export const PT_LETTERS: TaxLetters = { A: '23', B: '13', C: '6', D: '0', E: '22', F: '12', G: '5', H: '16', I: '9', J: '4' };
+/** Spain: general, reducido, superreducido, exento, and the temporary 5 % and 2 % (docs/countries/es.md). */
+export const ES_LETTERS: TaxLetters = { A: '21', B: '10', C: '4', D: '0', E: '5', F: '2' };
 
 /** No country configured: the Austrian letters, the first country this service supports. */
 export const GENERIC_LETTERS: TaxLetters = AT_LETTERS;
 
-const BY_COUNTRY: Readonly<Record<string, TaxLetters>> = { AT: AT_LETTERS, DE: DE_LETTERS };
+const BY_COUNTRY: Readonly<Record<string, TaxLetters>> = { AT: AT_LETTERS, DE: DE_LETTERS, FR: FR_LETTERS, PT: PT_LETTERS, ES: ES_LETTERS };
 
 export function taxLettersFor(country: string | undefined): TaxLetters {
   return (country && BY_COUNTRY[country.toUpperCase()]) || GENERIC_LETTERS;

@@ -4,15 +4,15 @@ import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import { type ExportPeriod, exportFileName, jouExportZip, planJouExport } from '../journal/export/jou-export.js';
 import { isDate } from '../esr/datetime.js';
-import { countryOf } from '../fiscal/registry.js';
+import { countryOf, moduleFor } from '../fiscal/registry.js';
 import { cashboxIdOf, companyOf } from '../fiscal/at/index.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { buildDep, depZip } from '../fiscal/at/dep.js';
 import { dsfinvkZip, exportTse, gobdZip } from '../fiscal/de/exports.js';
 import { guarded, queryOf, registerOf } from './http.js';
 
-/** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*). */
-export const EXPORT_TYPES: readonly string[] = ['jou', 'dep', 'tse', 'dsfinvk', 'gobd'];
+/** Export types this instance writes (spec: jou, dep, tse, gobd, dsfinvk, saft, nf525-*; verifactu is ours, docs/countries/es.md). */
+export const EXPORT_TYPES: readonly string[] = ['jou', 'dep', 'tse', 'dsfinvk', 'gobd', 'saft', 'nf525-export', 'nf525-total', 'nf525-jet', 'nf525-jou', 'verifactu'];
 
 /** `from` and `till` (YYYY-MM-DD, inclusive). */
 export function periodOf(q: Readonly<Record<string, string>>): ExportPeriod {
@@ -48,6 +48,15 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       if (q.open !== undefined && kind !== 'dsfinvk') throw new FiscalError('#INVALID_VALUE', { field: 'open', detail: 'only for type dsfinvk' });
       if ((kind === 'tse' || kind === 'dsfinvk' || kind === 'gobd') && countryOf(reg.state.cfg) !== 'DE') {
         throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `${kind} is an export of German registers (Cfg.Cmp.Ctry DE)` });
+      }
+      const countryExport = moduleFor(reg.state.cfg).exports?.[kind];
+      if (countryExport) {
+        const file = await countryExport({ ctx, reg, query: q, period, requireLocalOrPassword: (what) => requireLocalOrPassword(ctx, req, q, rn, what) });
+        return res.code(200).type(file.contentType).header('content-disposition', `attachment; filename="${file.file}"`).header('cache-control', 'no-store').send(file.body);
+      }
+      if (kind !== 'jou' && !['tse', 'dsfinvk', 'gobd', 'dep'].includes(kind)) {
+        const country = countryOf(reg.state.cfg) || 'none';
+        throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `${kind} is not an export of registers of country ${country} (Cfg.Cmp.Ctry)` });
       }
       if (kind === 'dsfinvk') {
         const open = (q.open ?? '').toLowerCase();

@@ -1,0 +1,6 @@
+/** efr verify --country pt: placeholder until the verifier is written (issue 6). */
+import type { VerifyOutcome } from '../verifiers.js';
+
+export async function verifyExportFile(file: string): Promise<VerifyOutcome> {
+  return Promise.resolve({ ok: false, text: `${file}: the PT verifier is not written yet` });
+}
