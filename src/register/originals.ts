@@ -24,6 +24,8 @@ export interface References {
   ref?: string;
   /** the FN of the parked receipt resumed */
   resume?: string;
+  /** the original's journal record, when it is in a journal of this company */
+  original?: JournalRecord;
   /** the checks that need the normalized transaction */
   check(esr: Obj, bc: BusinessCase): void;
 }
@@ -155,6 +157,7 @@ export async function loadReferences(ctx: ServiceContext, reg: Register, esrIn: 
   return {
     ...(ref ? { ref } : {}),
     ...(resume ? { resume } : {}),
+    ...(original ? { original } : {}),
     check(esr: Obj, bc: BusinessCase): void {
       const positions = lines(esr, 'PosA');
       positions.forEach((p, i) => {

@@ -354,7 +354,8 @@ function sealTra(ctx: ServiceContext, reg: Register, type: TransactionType, chec
     },
   };
   return sealRecord(ctx, reg, prepared, (sq, prevHash, draft) => {
-    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer, dataDir: ctx.dataDir, attributes: ctx.profiles.settings(state.rn).raw, tnGenerated });
+    const original = refs?.original ? { original: JSON.parse(refs.original.data) as Obj } : {};
+    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer, dataDir: ctx.dataDir, attributes: ctx.profiles.settings(state.rn).raw, tnGenerated, ...original });
     if (closing) {
       state.zi += 1;
       const { z, fisZ } = closeZ(day, { zi: state.zi, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: day.lastD || undefined, fisUnitId: ctx.signer.keyId });

@@ -29,6 +29,8 @@ export interface FiscalInput {
   attributes: ReadonlyMap<string, string>;
   /** the TN was numbered by the service (not sent by the POS) */
   tnGenerated: boolean;
+  /** the journaled data ({TS, BC, ESR, Fis, ...}) of the original a void, return or reprint names, when found */
+  original?: Obj;
 }
 
 /** What a module may need before the synchronous section (opening a signature device, reading keys). */
