@@ -8,6 +8,7 @@ import { type Obj, type Value, isObj, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { formatLocalDateTime } from './esr/datetime.js';
 import { appendRecord } from './pipeline.js';
+import { moduleFor } from './fiscal/registry.js';
 import type { Register } from './registers.js';
 import type { Sealed } from './respond.js';
 
@@ -99,5 +100,15 @@ export async function saveCfg(ctx: ServiceContext, reg: Register, sent: Obj): Pr
       s.cfg = cfg;
     },
   });
+  await configChanged(ctx, reg);
   return { sq: Number(str(sealed.data, 'SQ')), warnings, sealed };
+}
+
+/**
+ * Tells the register's country module that its configuration or profile changed (France journals it in
+ * its JET). The change itself is already journaled; a module that cannot record it now notices it with
+ * the register's next record, so its failure does not fail the request.
+ */
+export async function configChanged(ctx: ServiceContext, reg: Register): Promise<void> {
+  await moduleFor(reg.state.cfg).configChanged?.(ctx, reg).catch(() => undefined);
 }

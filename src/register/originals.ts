@@ -26,6 +26,8 @@ export interface References {
   resume?: string;
   /** the original's journal record, when it is in a journal of this company */
   original?: JournalRecord;
+  /** how often the original was reprinted before (NFS=DUP records naming it), for a reprint */
+  reprints?: number;
   /** the checks that need the normalized transaction */
   check(esr: Obj, bc: BusinessCase): void;
 }
@@ -130,7 +132,8 @@ export async function loadReferences(ctx: ServiceContext, reg: Register, esrIn: 
   const { ref, original } = await referenceOf(ctx, reg, esrIn);
   const isVoid = str(esrIn, 'Void') === '1';
   const isReprint = str(esrIn, 'NFS')?.toUpperCase() === 'DUP';
-  const earlier = ref && !isReprint ? await across(companyRids(ctx, reg), (r) => ctx.store.byRef(r, ref)) : [];
+  const earlier = ref ? await across(companyRids(ctx, reg), (r) => ctx.store.byRef(r, ref)) : [];
+  const reprints = isReprint ? earlier.filter((r) => r.bc === 'reprint').length : undefined;
   const earlierVoid = earlier.find((r) => r.bc === 'void');
   const earlierReturns = earlier.filter((r) => r.bc !== 'void' && r.bc !== 'reprint');
   if (isVoid) {
@@ -158,6 +161,7 @@ export async function loadReferences(ctx: ServiceContext, reg: Register, esrIn: 
     ...(ref ? { ref } : {}),
     ...(resume ? { resume } : {}),
     ...(original ? { original } : {}),
+    ...(reprints !== undefined ? { reprints } : {}),
     check(esr: Obj, bc: BusinessCase): void {
       const positions = lines(esr, 'PosA');
       positions.forEach((p, i) => {

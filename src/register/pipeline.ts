@@ -355,7 +355,8 @@ function sealTra(ctx: ServiceContext, reg: Register, type: TransactionType, chec
   };
   return sealRecord(ctx, reg, prepared, (sq, prevHash, draft) => {
     const original = refs?.original ? { original: JSON.parse(refs.original.data) as Obj } : {};
-    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer, dataDir: ctx.dataDir, attributes: ctx.profiles.settings(state.rn).raw, tnGenerated, ...original });
+    const reprints = refs?.reprints !== undefined ? { reprints: refs.reprints } : {};
+    const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer, dataDir: ctx.dataDir, attributes: ctx.profiles.settings(state.rn).raw, tnGenerated, ...original, ...reprints });
     if (closing) {
       state.zi += 1;
       const { z, fisZ } = closeZ(day, { zi: state.zi, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: day.lastD || undefined, fisUnitId: ctx.signer.keyId });

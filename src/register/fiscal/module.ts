@@ -31,6 +31,8 @@ export interface FiscalInput {
   tnGenerated: boolean;
   /** the journaled data ({TS, BC, ESR, Fis, ...}) of the original a void, return or reprint names, when found */
   original?: Obj;
+  /** for a reprint (NFS=DUP): how often the original was reprinted before */
+  reprints?: number;
 }
 
 /** What a module may need before the synchronous section (opening a signature device, reading keys). */
@@ -83,4 +85,6 @@ export interface FiscalModule {
   readonly exports?: Readonly<Record<string, (req: ExportRequest) => Promise<ExportFile>>>;
   /** called for each register of the country when the service has started and before it stops */
   serviceEvent?(ctx: ServiceContext, reg: Register, event: ServiceEvent): Promise<void>;
+  /** called after the register's configuration (Cfg) or profile changed and the change is journaled */
+  configChanged?(ctx: ServiceContext, reg: Register): Promise<void>;
 }

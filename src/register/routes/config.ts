@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, bodyFormat, decodeBody } from '../codec/index.js';
-import { saveCfg } from '../cfg.js';
+import { configChanged, saveCfg } from '../cfg.js';
 import type { ServiceContext } from '../context.js';
 import { remember } from '../pipeline.js';
 import { registerNumber, rnOfQuery } from '../register-number.js';
@@ -66,6 +66,8 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const body = decodeProfile(typeof req.body === 'string' ? req.body : '', req.headers['content-type']);
       const rn = queryOf(req).rn ?? 'def';
       await ctx.profiles.update(rn, body);
+      const reg = ctx.registers.get(rn);
+      if (reg) await configChanged(ctx, reg);
       return sendDoc(res, formatOf(req), 'ProfileC', { Result: { RC: 'OK' }, Profile: ctx.profiles.view(rn) });
     }),
   );
