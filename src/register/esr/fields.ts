@@ -30,6 +30,7 @@ export const LINE_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldT
     SK_SellerIdType: { enum: ['NONE', 'IC_DPH', 'DIC'] },
     PTY: 'text', PN: 'text', IN: 'text', ID: 'text', SKU: 'text', Dsc: 'text', TaxG: 'text', QtyU: 'text',
     PosG: 'text', Note: 'text', VouN: 'text', Dev: 'text', Cat: 'text', CatN: 'text',
+    PT_TaxExemptionCode: 'text', PT_TaxExemptionReason: 'text',
   },
   Mod: { Amt: 'money', PN: 'text', Dsc: 'text', Prc: 'text', Cat: 'text' },
   Lin: { PN: 'int', Dsc: 'text', LAmt: 'text' },

@@ -75,6 +75,8 @@ export function normalizeTra(esr: Obj, ctx: NormalizeContext): Normalized {
     if (!isPos(line)) continue;
     pn += 1;
     if (!str(line, 'PN')) line.PN = String(pn);
+    // PT_TaxExemptionCode without TaxG: an exempt position, 0 %
+    if (!str(line, 'TaxG')?.trim() && str(line, 'PT_TaxExemptionCode')?.trim()) line.TaxG = '0%';
     const amt = parseDec(str(line, 'Amt') ?? '') ?? ZERO;
     if (!str(line, 'Qty')) line.Qty = sign(amt) < 0 ? '-1' : '1';
     const qty = parseDec(line.Qty as string);

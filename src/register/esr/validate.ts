@@ -87,7 +87,9 @@ export function checkShape(root: string, body: Obj): Obj {
         throw new FiscalError('#INVALID_TYPE', { field: `${field}._`, expected: `one of ${allowed.join(', ')}`, value: type });
       }
       checkFields(field, line, LINE_FIELDS[type] ?? {});
-      const required = type === 'Pos' && str(line, 'PTY') === 'Mod' ? (LINE_REQUIRED.Mod ?? []) : (LINE_REQUIRED[type] ?? []);
+      let required = type === 'Pos' && str(line, 'PTY') === 'Mod' ? (LINE_REQUIRED.Mod ?? []) : (LINE_REQUIRED[type] ?? []);
+      // a Portuguese exemption code stands for the tax group (0 %): the spec's alternative to TaxG
+      if (type === 'Pos' && str(line, 'PT_TaxExemptionCode')?.trim()) required = required.filter((r) => r !== 'TaxG');
       for (const r of required) {
         if ((str(line, r) ?? '').trim() === '') throw new FiscalError('#MISSING_FIELD', { field: `${field}.${r}` });
       }

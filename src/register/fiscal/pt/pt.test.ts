@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { dec } from '../../../shared/money.js';
+import type { BusinessCase } from '../../esr/business-case.js';
+import { FINAL_CONSUMER, type PtTax, customerOf, qrCustomer } from './document.js';
+import { companyNif, validNif } from './nif.js';
+import { qrText, taxBlocks } from './qr.js';
+import { PT_RATES } from './rates.js';
+import { checkPortugueseRules } from './rules.js';
+import { docTypeOf, seriesOf, validationCode } from './series.js';
+
+const rate = (pct: string) => PT_RATES.find((r) => r.pct === pct) as (typeof PT_RATES)[number];
+const tax = (pct: string, net: string, t: string): PtTax => ({ rate: rate(pct), net: dec(net), tax: dec(t) });
+const base = { companyNif: '599999993', customerNif: '999999990', customerCountry: 'PT', type: 'FS' as const, status: 'N', invoiceDate: '2026-03-10', invoiceNo: 'FS A/1', atcud: '0', taxPayable: dec('0.00'), grossTotal: dec('0.00'), hash4: 'abcd', certificate: '0' };
+
+test('NIF check digits (mod 11); the company NIF with or without PT', () => {
+  assert.ok(validNif('599999993'));
+  assert.ok(validNif('123456789'));
+  assert.ok(validNif('999999990'));
+  assert.ok(!validNif('123456780'));
+  assert.ok(!validNif('12345678'));
+  assert.equal(companyNif('PT 599 999 993'), '599999993');
+  assert.equal(companyNif('ES599999993'), undefined);
+});
+
+test('QR tax blocks: the first space in I, then the Azores in J and Madeira in K; no VAT line gives I1:0', () => {
+  assert.deepEqual(taxBlocks([tax('16', '1', '0.16')]), [['I', 'PT-AC']]);
+  assert.deepEqual(taxBlocks([tax('22', '1', '0.22'), tax('4', '1', '0.04')]), [['I', 'PT-AC'], ['K', 'PT-MA']]);
+  assert.deepEqual(taxBlocks([tax('5', '1', '0.05'), tax('23', '1', '0.23')]), [['I', 'PT'], ['K', 'PT-MA']]);
+  assert.equal(qrText({ ...base, taxes: [] }), 'A:599999993*B:999999990*C:PT*D:FS*E:N*F:20260310*G:FS A/1*H:0*I1:0*N:0.00*O:0.00*Q:abcd*R:0');
+  // two elements of one rate add up; fields in numeric order whatever the order of the taxes
+  const q = qrText({ ...base, taxes: [tax('23', '10.00', '2.30'), tax('0', '5.00', '0.00'), tax('23', '1.00', '0.23'), tax('13', '2.00', '0.26')] });
+  assert.match(q, /\*I1:PT\*I2:5\.00\*I5:2\.00\*I6:0\.26\*I7:11\.00\*I8:2\.53\*N:/);
+});
+
+test('customers: consumidor final, a Portuguese NIF, a foreign VAT number', () => {
+  assert.deepEqual(customerOf({}), FINAL_CONSUMER);
+  assert.deepEqual(qrCustomer(FINAL_CONSUMER), { nif: '999999990', country: 'PT' });
+  const pt = customerOf({ Ctm: { Nam: 'Ana', TaxId: 'PT123456789', Adr: 'Rua 1', Zip: '1000-001', City: 'Lisboa' } });
+  assert.deepEqual([pt.id, pt.taxId, pt.country], ['C123456789', '123456789', 'PT']);
+  const fr = customerOf({ Ctm: { Nam: 'Jean', TaxId: 'FR40303265045', Ctry: 'FR' } });
+  assert.deepEqual([fr.taxId, fr.country], ['FR40303265045', 'FR']);
+  assert.deepEqual(qrCustomer(fr), { nif: '40303265045', country: 'FR' });
+  const nameOnly = customerOf({ Ctm: { Nam: 'Sem NIF' } });
+  assert.equal(nameOnly.taxId, '999999990');
+  assert.match(nameOnly.id, /^CN-[0-9a-f]{12}$/);
+});
+
+test('series: FN_series with {TL}/{TT}, never starting with M; validation codes per type or per series', () => {
+  const attrs = (s: string) => new Map(s.split(' ').map((kv) => kv.split('=') as [string, string]));
+  assert.equal(seriesOf(new Map(), {}), 'A');
+  assert.equal(seriesOf(attrs('fn_series=b{TL}x{tt}'), { TL: 'loja2', TT: '3' }), 'BLOJA2X3');
+  assert.throws(() => seriesOf(attrs('fn_series=M1'), {}), /FN_series/);
+  assert.throws(() => seriesOf(attrs('fn_series=A/1'), {}), /FN_series/);
+  assert.equal(validationCode(attrs('fn_atcud_fs=AAAA1111 fn_atcud_fs_b=BBBB2222'), 'FS', 'A'), 'AAAA1111');
+  assert.equal(validationCode(attrs('fn_atcud_fs=AAAA1111 fn_atcud_fs_b=BBBB2222'), 'FS', 'B'), 'BBBB2222');
+  assert.equal(validationCode(attrs('fn_atcud_fs=AAAA1111'), 'NC', 'A'), undefined);
+  assert.throws(() => validationCode(attrs('fn_atcud_fs=short'), 'FS', 'A'), /FN_ATCUD_FS/);
+});
+
+test('document types and the rules of a Portuguese document', () => {
+  const sale: BusinessCase = { kind: 'sale', flags: [], fiscal: true };
+  const ret: BusinessCase = { kind: 'return', flags: [], fiscal: true };
+  assert.equal(docTypeOf({}, sale), 'FS');
+  assert.equal(docTypeOf({ Ctm: { Nam: 'x' } }, sale), 'FT');
+  assert.equal(docTypeOf({ DT: 'fr' }, sale), 'FR');
+  assert.equal(docTypeOf({ DT: 'FS', Ctm: { Nam: 'x' } }, sale), 'FS');
+  assert.equal(docTypeOf({ DT: 'FT' }, ret), 'NC');
+  const esr = (pos: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+    T: pos.Amt as string, PosA: [{ _: 'Pos', PN: '1', ...pos }], TaxA: [{ _: 'Tax', TaxG: pos.TaxG as string, Prc: pos.TaxG === 'D' ? '0.00' : '23.00', Amt: pos.Amt as string }], ...extra,
+  });
+  assert.doesNotThrow(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '1.00' }), sale));
+  assert.throws(() => checkPortugueseRules(esr({ Dsc: 'P', TaxG: 'A', Amt: '1.00' }), sale), /Dsc/);
+  assert.throws(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '1.005' }), sale), /cents/);
+  assert.throws(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '1.00', PT_TaxExemptionCode: 'M07' }), sale), /exemption is given/);
+  assert.throws(() => checkPortugueseRules(esr({ Dsc: 'Livro', TaxG: 'D', Amt: '1.00', PT_TaxExemptionCode: 'M07' }), sale), /PT_TaxExemptionReason/);
+  assert.throws(() => checkPortugueseRules(esr({ Dsc: 'Livro', TaxG: 'D', Amt: '1.00', PT_TaxExemptionCode: 'X7', PT_TaxExemptionReason: 'Isento artigo 9.º' }), sale), /M01\.\.M99/);
+  assert.doesNotThrow(() => checkPortugueseRules(esr({ Dsc: 'Livro', TaxG: 'D', Amt: '1.00', PT_TaxExemptionCode: 'M07', PT_TaxExemptionReason: 'Isento artigo 9.º do CIVA' }), sale));
+  assert.throws(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '-1.00' }, { RFN: '17' }), ret), /not the number of an invoice/);
+  assert.doesNotThrow(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '-1.00' }, { RFN: 'FS A/17' }), ret));
+  assert.throws(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '1.00' }, { Ctm: { Nam: 'x', TaxId: '123456780' } }), sale), /NIF/);
+  assert.doesNotThrow(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '1.00' }, { Ctm: { Nam: 'x', TaxId: 'DE123456780' } }), sale));
+  assert.doesNotThrow(() => checkPortugueseRules({ NFS: 'Z' }, { kind: 'closing', flags: [], fiscal: false }));
+});
