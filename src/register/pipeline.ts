@@ -209,19 +209,7 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     if (original) return { sealed: sealedOf(original), duplicate: true };
     refs = await loadReferences(ctx, reg, esrIn);
   }
-  // From here to the submit nothing awaits: the register's head cannot move under us.
-  // What the awaits above looked at may have changed meanwhile: look again.
   const tnIn = str(esrIn, 'TN');
-  if (type === 'Tra' && tnIn) {
-    const { tl: itl, tt: itt } = identityOf(esrIn);
-    if (reg.pendingTn.has(`${itl}/${itt}/${tnIn}`) && attempt < 5) return registerTra(ctx, reg, doc, mode, attempt + 1);
-  }
-  const busy = refs ? stale(ctx, reg, refs) : undefined;
-  if (busy !== undefined) {
-    if (attempt >= 5) throw new FiscalError('#INTERNAL');
-    await busy;
-    return registerTra(ctx, reg, doc, mode, attempt + 1);
-  }
   const settings = ctx.profiles.settings(reg.state.rn);
   // the country module opens what it needs (a signature device, keys) before the synchronous section
   await moduleFor(reg.state.cfg).prepare?.({ dataDir: ctx.dataDir, state: reg.state, attributes: settings.raw, esr: esrIn });
@@ -236,6 +224,16 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     await reg.closing;
     return registerTra(ctx, reg, doc, mode, attempt);
   }
+  // From here to the submit nothing awaits: the register's head cannot move under us.
+  // What the awaits above looked at may have changed meanwhile (another transaction with this TN, or
+  // naming the same original, sealed but not committed): look again after it is committed.
+  const conflict = type === 'Tra' ? pendingConflict(ctx, reg, esrIn, tnIn, refs) : undefined;
+  if (conflict) {
+    day0?.release();
+    if (attempt >= 5) throw new FiscalError('#INTERNAL');
+    await conflict;
+    return registerTra(ctx, reg, doc, mode, attempt + 1);
+  }
   try {
     const now = ctx.clock.now();
     const module = moduleFor(reg.state.cfg);
@@ -247,18 +245,18 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
       refs?.check(trial.esr, trial.bc);
     }
     const automatic: Submitted[] = [];
-    for (const extra of extras) {
-      const { tl, tt } = identityOf(esrIn);
-      const esr: Obj = { ...extra, TT: tt, ...(tl ? { TL: tl } : {}), ...(dIn ? { D: dIn } : {}), ...(tnIn ? { TN: `AUTO-${reg.state.sq + 1}` } : {}) };
-      automatic.push(sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', esr, now), now, contentHashes(esr)));
-    }
-    let autoZ: Submitted | undefined;
+    // the Z of the day before closes it first, then come the receipts of the new period
     if (zLaunch && day0) {
       const { tl, tt } = identityOf(esrIn);
       // the Z takes the next automatic TN, unless the POS numbers its transactions itself
       const zEsr: Obj = { TT: tt, NFS: 'Z', Rsn: 'Fiscal_ZLaunch', ...(tnIn ? { TN: `Z${reg.state.zi + 1}` } : {}) };
       if (tl) zEsr.TL = tl;
-      autoZ = sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', zEsr, now), now, contentHashes(zEsr), undefined, day0.acc);
+      automatic.push(sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', zEsr, now), now, contentHashes(zEsr), undefined, day0.acc));
+    }
+    for (const extra of extras) {
+      const { tl, tt } = identityOf(esrIn);
+      const esr: Obj = { ...extra, TT: tt, ...(tl ? { TL: tl } : {}), ...(dIn ? { D: dIn } : {}), ...(tnIn ? { TN: `AUTO-${reg.state.sq + 1}` } : {}) };
+      automatic.push(sealTra(ctx, reg, 'Tra', checkTransaction(ctx, reg.state, 'Tra', esr, now), now, contentHashes(esr)));
     }
     let submitted: Submitted;
     try {
@@ -267,13 +265,23 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
       submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked ? day0?.acc : undefined);
     } finally {
       // the automatic receipts are on their way whatever happens to the transaction
-      for (const a of [...automatic, ...(autoZ ? [autoZ] : [])]) await a.done.catch(() => undefined);
+      for (const a of automatic) await a.done.catch(() => undefined);
     }
     await submitted.done;
     return { sealed: submitted.sealed };
   } finally {
     day0?.release();
   }
+}
+
+/** A transaction still being committed that this one must see first: the same TL/TT/TN, or the same original. */
+function pendingConflict(ctx: ServiceContext, reg: Register, esrIn: Obj, tnIn: string | undefined, refs: References | undefined): Promise<void> | undefined {
+  if (tnIn) {
+    const { tl, tt } = identityOf(esrIn);
+    // its commit settles among the pending ones; the retry then finds it as a duplicate or a used TN
+    if (reg.pendingTn.has(`${tl}/${tt}/${tnIn}`)) return Promise.all([...reg.pending.values()]).then(() => undefined, () => undefined);
+  }
+  return refs ? stale(ctx, reg, refs) : undefined;
 }
 
 interface Closing {

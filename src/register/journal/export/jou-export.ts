@@ -11,9 +11,9 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
-import { nextDay } from '../../esr/datetime.js';
 import { GENESIS } from '../chain.js';
-import type { FindQuery, JournalRecord, JournalStore } from '../types.js';
+import { periodSqRange } from '../period-range.js';
+import type { JournalRecord, JournalStore } from '../types.js';
 import { compareJouNames, describeReport, verifyJournalFiles } from './verify-core.js';
 
 export const JOU_FORMAT = 'efr-jou-1';
@@ -50,31 +50,12 @@ export interface JouExportMeta {
 
 /**
  * What to export of a register whose committed journal ends at `headSq`: everything, or with a
- * period the smallest contiguous SQ range that holds every record dated in it (from the first such
- * record to the last; records in between are included whatever their date, so that the chain is
- * unbroken). undefined when there is nothing to export.
- * The bounds come from two indexed queries (JournalStore.find on D), not from reading the journal.
+ * period the contiguous SQ range of `periodSqRange`. undefined when there is nothing to export.
  */
 export async function planJouExport(store: JournalStore, rid: number, rn: string, headSq: number, period: ExportPeriod = {}): Promise<JouExportPlan | undefined> {
-  if (headSq < 1) return undefined;
-  let firstSQ = 1;
-  let lastSQ = headSq;
-  if (period.from !== undefined || period.till !== undefined) {
-    const query: Omit<FindQuery, 'sort'> = {
-      endSq: headSq,
-      ...(period.from !== undefined ? { from: period.from } : {}),
-      ...(period.till !== undefined ? { before: nextDay(period.till) } : {}),
-    };
-    const edge = async (sort: 'asc' | 'desc'): Promise<number | undefined> => {
-      for await (const r of store.find(rid, { ...query, sort }, 1)) return r.sq;
-      return undefined;
-    };
-    const first = await edge('asc');
-    const last = await edge('desc');
-    if (first === undefined || last === undefined) return undefined;
-    firstSQ = first;
-    lastSQ = last;
-  }
+  const range = await periodSqRange(store, rid, headSq, period);
+  if (!range) return undefined;
+  const { firstSQ, lastSQ } = range;
   let prevHash = GENESIS;
   if (firstSQ > 1) {
     const before = await store.get(rid, firstSQ - 1);
