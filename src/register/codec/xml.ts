@@ -103,8 +103,9 @@ export function escapeAttr(v: string): string {
   return v.replace(/[&<>"'\n\r\t]/g, (c) => ESCAPES[c] ?? c);
 }
 
+/** Text content: `\r` too, which a parser would otherwise read back as `\n`. */
 export function escapeText(v: string): string {
-  return v.replace(/[&<>]/g, (c) => ESCAPES[c] ?? c);
+  return v.replace(/[&<>\r]/g, (c) => ESCAPES[c] ?? c);
 }
 
 function writeValue(key: string, v: Value, out: string[]): void {
