@@ -80,7 +80,7 @@ test('VeriFactu: F2, F1, R5 and a cancellation chained across a restart; QR URL;
     assert.equal(s1.ESR.FN, 'T1-1/1');
     assert.equal(s1.Fis.Type, 'F2');
     const d1 = (s1.ESR.D as string).slice(0, 10).split('-').reverse().join('-');
-    assert.equal(s1.Fis.Code, `https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQR?nif=${NIF}&numserie=T1-1%2F1&fecha=${d1}&importe=4.70`);
+    assert.equal(s1.Fis.Code, `https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu?nif=${NIF}&numserie=T1-1%2F1&fecha=${d1}&importe=4.70`);
     assert.equal(tag(s1.Fis.Payload, 'CuotaTotal'), '0.72');
     assert.equal(tag(s1.Fis.Payload, 'ImporteTotal'), '4.70');
     assert.match(s1.Fis.Payload, /<sum1:PrimerRegistro>S<\/sum1:PrimerRegistro>/);
@@ -154,7 +154,7 @@ test('VeriFactu: F2, F1, R5 and a cancellation chained across a restart; QR URL;
     const files = await unzip(zip, join(work, 'x'));
     const names = Object.keys(files).sort();
     assert.equal(names.length, fis.length);
-    assert.equal(names[0], 'records/000001.xml');
+    assert.equal(names[0], 'records/000000001.xml');
     for (const [k, n] of names.entries()) {
       assert.ok((files[n] as string).includes((fis[k] as Fis).Payload), `${n} holds record ${k + 1} as hashed`);
       assert.match(files[n] as string, /<sum:RegFactuSistemaFacturacion xmlns:sum="https:\/\/www2\.agenciatributaria\.gob\.es\/static_files\/common\/internet\/dep\/aplicaciones\/es\/aeat\/tike\/cont\/ws\/SuministroLR\.xsd"/);
@@ -166,22 +166,22 @@ test('VeriFactu: F2, F1, R5 and a cancellation chained across a restart; QR URL;
     assert.match(ok.out, /^OK: 7 records \(5 registrations, 2 cancellations\)/);
 
     // record 3 (the R5) with another total: its fingerprint no longer fits
-    const third = files['records/000003.xml'] as string;
-    const tampered = { ...files, 'records/000003.xml': third.replace('<sum1:ImporteTotal>-3.50<', '<sum1:ImporteTotal>-0.50<') };
-    assert.notEqual(tampered['records/000003.xml'], third);
+    const third = files['records/000000003.xml'] as string;
+    const tampered = { ...files, 'records/000000003.xml': third.replace('<sum1:ImporteTotal>-3.50<', '<sum1:ImporteTotal>-0.50<') };
+    assert.notEqual(tampered['records/000000003.xml'], third);
     await zipFiles(tampered, join(work, 'bad.zip'));
     const bad = efrVerify(join(work, 'bad.zip'));
     assert.equal(bad.code, 1, bad.out);
-    assert.match(bad.out, /BROKEN at record 3 \(records\/000003\.xml, R1-1\/1\): the fingerprint does not match/);
+    assert.match(bad.out, /BROKEN at record 3 \(records\/000000003\.xml, R1-1\/1\): the fingerprint does not match/);
     // record 2 taken out: record 3 names a predecessor that is not the one before it
     const dropped = { ...files };
-    delete dropped['records/000002.xml'];
+    delete dropped['records/000000002.xml'];
     await zipFiles(dropped, join(work, 'dropped.zip'));
     const gap = efrVerify(join(work, 'dropped.zip'));
     assert.equal(gap.code, 1, gap.out);
-    assert.match(gap.out, /BROKEN at record 2 \(records\/000003\.xml, R1-1\/1\): RegistroAnterior names F1-1\/1/);
+    assert.match(gap.out, /BROKEN at record 2 \(records\/000000003\.xml, R1-1\/1\): RegistroAnterior names F1-1\/1/);
     // the breakdown is not hashed: a changed base is caught by the sums
-    const base = { ...files, 'records/000002.xml': (files['records/000002.xml'] as string).replace('<sum1:BaseImponibleOimporteNoSujeto>100.00<', '<sum1:BaseImponibleOimporteNoSujeto>90.00<') };
+    const base = { ...files, 'records/000000002.xml': (files['records/000000002.xml'] as string).replace('<sum1:BaseImponibleOimporteNoSujeto>100.00<', '<sum1:BaseImponibleOimporteNoSujeto>90.00<') };
     await zipFiles(base, join(work, 'base.zip'));
     const sums = efrVerify(join(work, 'base.zip'));
     assert.equal(sums.code, 1, sums.out);
@@ -271,7 +271,7 @@ test('TicketBAI: a Bizkaia register signs, gives ES_TBAI_Code with a valid CRC-8
     assert.ok((g.json.TraC.Fis.Code as string).startsWith('https://tbai.prep.gipuzkoa.eus/qr/?id=TBAI-'), g.text);
     await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'Fiscal_System=VERIFACTU Fiscal_Test' });
     const v = await post(`${svc.url}/register`, tra({}, [['A', '1.00']]));
-    assert.ok((v.json.TraC.Fis.Code as string).startsWith('https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQR?nif=B12345674&numserie=T1-1%2F4&'), v.text);
+    assert.ok((v.json.TraC.Fis.Code as string).startsWith('https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu?nif=B12345674&numserie=T1-1%2F4&'), v.text);
     await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'Fiscal_System=Madrid' });
     const wrong = await post(`${svc.url}/register`, tra({}, [['A', '1.00']]));
     assert.equal(wrong.status, 400);

@@ -4,7 +4,7 @@
  * position is Pos.VatRegime, else ESR.VatRegime, else Cfg.Cmp.VatRegime, else GENERAL. Exact decimals only.
  */
 import { FiscalError } from '../../../shared/errors.js';
-import { type Dec, ZERO, add, allocate, eq, fmt, parseDec, sign } from '../../../shared/money.js';
+import { type Dec, ZERO, add, allocate, eq, fmt, parseDec, round, sign, sub } from '../../../shared/money.js';
 import { type Obj, lines, obj, str } from '../../codec/index.js';
 import { analyzePositions, resolveWithTaxA } from '../../esr/tax.js';
 import { ES_LETTERS } from '../tax-letters.js';
@@ -97,10 +97,31 @@ export function breakdownOf(esr: Obj, cfg: Obj): Breakdown {
     target.recargoPrc = prc;
     target.recargo = add(target.recargo ?? ZERO, dec2(str(tax, 'Amt')));
   });
-  const merged = merge(detalles);
+  const merged = merge(detalles).map(inCents);
+  if (merged.length > MAX_LINES) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TaxA', detail: `${merged.length} VAT lines (regime x rate x surcharge); a VeriFactu Desglose holds at most ${MAX_LINES}: split the sale into two invoices` });
+  }
+  // the totals are sums of the lines as written, so the record adds up whatever the input's decimals
   const cuotaTotal = merged.reduce((a, d) => add(add(a, d.cuota), d.recargo ?? ZERO), ZERO);
   const importeTotal = merged.reduce((a, d) => add(a, d.base), cuotaTotal);
   return { detalles: merged, cuotaTotal, importeTotal };
+}
+
+/** DetalleDesglose occurs at most 12 times in AEAT's schema (SuministroInformacion.xsd, DesgloseType). */
+export const MAX_LINES = 12;
+
+/**
+ * A line in euro cents, as VeriFactu writes it. Amounts with more decimals (a POS sending 0.029) are
+ * rounded per line, half away from zero: the VAT and the surcharge each, the line's total (base + VAT +
+ * surcharge) as a whole, and the base is what remains, so each line's total is its exact total rounded.
+ * Amounts in cents stay as they are.
+ */
+function inCents(d: Detalle): Detalle {
+  const cuota = round(d.cuota, 2);
+  const recargo = d.recargo ? round(d.recargo, 2) : undefined;
+  const gross = round(add(add(d.base, d.cuota), d.recargo ?? ZERO), 2);
+  const base = sub(sub(gross, cuota), recargo ?? ZERO);
+  return { ...d, base, cuota, ...(recargo ? { recargo } : {}) };
 }
 
 function findVatLine(detalles: Detalle[], base: Dec, recargoPrc: Dec): Detalle | undefined {

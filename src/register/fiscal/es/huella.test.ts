@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VERIFACTU_QR_URL_TEST, aeatDate, altaString, anulacionString, huella, madridDateTime, verifactuQrUrl } from './huella.js';
+import { NO_VERIFACTU_QR_URL, NO_VERIFACTU_QR_URL_TEST, VERIFACTU_QR_URL_TEST, aeatDate, altaString, anulacionString, huella, madridDateTime, verifactuQrUrl } from './huella.js';
 
 const CASE1 = 'IDEmisorFactura=89890001K&NumSerieFactura=12345678/G33&FechaExpedicionFactura=01-01-2024&TipoFactura=F1&CuotaTotal=12.35&ImporteTotal=123.45&Huella=&FechaHoraHusoGenRegistro=2024-01-01T19:20:30+01:00';
 const HASH1 = '3C464DAF61ACB827C65FDA19F352A4E3BDC2C640E9E9FC4CC058073F38F12F60';
@@ -45,6 +45,14 @@ test('AEAT QR example: the series is URL-encoded (& as %26)', () => {
     'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQR?nif=89890001K&numserie=12345678%26G33&fecha=01-01-2024&importe=241.4',
   );
   assert.match(verifactuQrUrl(VERIFACTU_QR_URL_TEST, { nif: 'B1', numserie: 'T1-1/7', fecha: '01-01-2024', importe: '1.00' }), /numserie=T1-1%2F7&/);
+});
+
+test('the QR of a system that does not send its records: AEAT ValidarQRNoVerifactu, same parameters', () => {
+  assert.equal(
+    verifactuQrUrl(NO_VERIFACTU_QR_URL, { nif: '89890001K', numserie: '12345678&G33', fecha: '01-01-2024', importe: '241.4' }),
+    'https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu?nif=89890001K&numserie=12345678%26G33&fecha=01-01-2024&importe=241.4',
+  );
+  assert.equal(NO_VERIFACTU_QR_URL_TEST, 'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu');
 });
 
 test('dates: dd-mm-yyyy, and Europe/Madrid with its winter and summer offsets', () => {

@@ -84,9 +84,16 @@ export function madridDateTime(at: Date): string {
   return `${wall}${sign}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
 }
 
-/** AEAT's QR service ("cotejo"), production and test (preproducción) environments. */
+/**
+ * AEAT's QR service ("cotejo") for records sent to the AEAT (VERI*FACTU systems), production and test
+ * (preproducción). Not used by this service, which does not send its records; kept for AEAT's published
+ * QR example (huella.test.ts).
+ */
 export const VERIFACTU_QR_URL = 'https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQR';
 export const VERIFACTU_QR_URL_TEST = 'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQR';
+/** AEAT's QR service for systems that do not send their records ("No VERI*FACTU"): the one this service prints. */
+export const NO_VERIFACTU_QR_URL = 'https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu';
+export const NO_VERIFACTU_QR_URL_TEST = 'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu';
 
 /** The QR URL: nif, numserie, fecha (dd-mm-yyyy), importe, each URL-encoded, in this order. */
 export function verifactuQrUrl(base: string, q: { nif: string; numserie: string; fecha: string; importe: string }): string {

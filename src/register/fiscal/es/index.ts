@@ -17,9 +17,11 @@ import { ES_LETTERS } from '../tax-letters.js';
 import { type EsSystem, isTest, issuerOf, nifOf, systemOf } from './config.js';
 import { breakdownOf, money, transactionRegime } from './desglose.js';
 import { verifactuExport } from './export.js';
-import { VERIFACTU_QR_URL, VERIFACTU_QR_URL_TEST, aeatDate, altaString, anulacionString, huella, madridDateTime, verifactuQrUrl } from './huella.js';
+import { NO_VERIFACTU_QR_URL, NO_VERIFACTU_QR_URL_TEST, aeatDate, altaString, anulacionString, huella, madridDateTime, verifactuQrUrl } from './huella.js';
 import { type Issued, issuedOf } from './issued.js';
+import { customerTaxId, recipientOf } from './recipient.js';
 import { type InvoiceId, type Previous, type Recipient, type Sistema, altaXml, anulacionXml } from './registro.js';
+import { nextNumber, seriesOf } from './series.js';
 import { TBAI_QR_URL, tbaiDate, tbaiIdentifier, tbaiQrUrl } from './tbai.js';
 import { ensureTbaiKey, loadedTbaiKey, tbaiSign } from './tbai-key.js';
 
@@ -45,29 +47,15 @@ function setChainHead(state: Record<string, string>, prefix: string, p: Previous
   state[`${prefix}|${p.nif}|prev`] = [p.numSerie, p.fecha, p.huella].join('\n');
 }
 
-/** Series of an invoice kind at a terminal: T (simplified), F (full), R (rectifying) + TL-TT; numbered from 1 without gaps. */
-function nextNumber(state: Record<string, string>, esr: Obj, tipo: string): { series: string; number: string } {
-  const kind = tipo === 'F1' ? 'F' : tipo.startsWith('R') ? 'R' : 'T';
-  const tl = str(esr, 'TL') ?? '';
-  const tt = str(esr, 'TT') ?? '1';
-  const series = `${kind}${tl ? `${tl}-` : ''}${tt}`.replace(/[^\x21-\x7e]/g, '_');
-  const key = `n|${series}`;
-  const n = Number(state[key] ?? '0') + 1;
-  state[key] = String(n);
-  return { series, number: String(n) };
-}
-
-/** The customer of a full invoice: a Spanish NIF, else another country's tax id (IDOtro, type 02 NIF-IVA). */
-function recipientOf(esr: Obj): Recipient | undefined {
-  const ctm = obj(esr, 'Ctm');
-  const taxId = ctm ? str(ctm, 'TaxId')?.trim() : undefined;
-  if (!ctm || !taxId) return undefined;
-  const name = str(ctm, 'Nam') ?? taxId;
-  const nif = nifOf(taxId);
-  if (nif) return { name, nif };
-  const country = (/^[A-Za-z]{2}/.exec(taxId)?.[0] ?? str(ctm, 'Ctry') ?? '').toUpperCase();
-  if (!country) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.Ctm.TaxId', detail: `a Spanish NIF or a VAT number with its country prefix, got "${taxId}"` });
-  return { name, other: { country, idType: '02', id: taxId } };
+/**
+ * The customer of a full or rectifying invoice: the transaction's own, else (a return that names none) the
+ * customer of the invoice it rectifies, so the R1 of an F1 names the same recipient.
+ */
+function recipientFor(input: FiscalInput): Recipient | undefined {
+  const own = recipientOf(input.esr);
+  if (own) return own;
+  const originalEsr = input.original ? obj(input.original, 'ESR') : undefined;
+  return input.bc.kind === 'return' && originalEsr ? recipientOf(originalEsr) : undefined;
 }
 
 function descriptionOf(esr: Obj): string {
@@ -87,7 +75,7 @@ function originalOf(input: FiscalInput, nif: string): Issued | undefined {
 }
 
 function tipoOf(bc: BusinessCase, esr: Obj, original: Issued | undefined): string {
-  const hasTaxId = Boolean(str(obj(esr, 'Ctm') ?? {}, 'TaxId')?.trim());
+  const hasTaxId = customerTaxId(esr) !== undefined;
   if (bc.kind === 'return') {
     if (original?.tipo === 'F1' || original?.tipo === 'R1') return 'R1';
     if (original?.tipo === 'F2' || original?.tipo === 'R5') return 'R5';
@@ -104,7 +92,7 @@ export class EsModule implements FiscalModule {
     verifactu: verifactuExport,
   };
 
-  validate(esr: Obj): void {
+  validate(esr: Obj, bc: BusinessCase): void {
     // the regimes are checked before anything is registered (the breakdown uses them again)
     transactionRegime(esr, {});
     lines(esr, 'PosA').forEach((p, i) => {
@@ -113,6 +101,8 @@ export class EsModule implements FiscalModule {
         throw new FiscalError('#INVALID_VALUE', { field: `ESR.PosA[${i}].VatRegime`, detail: `GENERAL, SIMPLE or REDE, got "${v}"` });
       }
     });
+    // a customer tax id the AEAT would reject is refused before anything is registered (invoices only)
+    if (bc.fiscal) recipientOf(esr);
   }
 
   prepare(input: PrepareInput): Promise<void> {
@@ -136,7 +126,9 @@ export class EsModule implements FiscalModule {
 
   private sistema(input: FiscalInput, issuer: { nif: string; name: string }): Sistema {
     // the producer of the billing system: configurable, else the company itself (its own system)
-    return { nif: input.attributes.get('fiscal_sifnif') ?? issuer.nif, name: input.attributes.get('fiscal_sifname') ?? issuer.name, installation: input.rn, version: VERSION };
+    // NumeroInstalacion: the instance (its journal key id) and the register, so every chain has its own
+    const installation = `${input.signer.keyId}-${input.rn}`.slice(0, 100);
+    return { nif: input.attributes.get('fiscal_sifnif') ?? issuer.nif, name: input.attributes.get('fiscal_sifname') ?? issuer.name, installation, version: VERSION };
   }
 
   private verifactuAlta(input: FiscalInput, issuer: { nif: string; name: string }, tipo: string, original: Issued | undefined): Obj {
@@ -144,15 +136,15 @@ export class EsModule implements FiscalModule {
     const country = state.country;
     const d = str(esr, 'D') ?? formatLocalDateTime(input.now);
     const b = breakdownOf(esr, state.cfg);
-    const { series, number } = nextNumber(country, esr, tipo);
-    const id: InvoiceId = { nif: issuer.nif, numSerie: `${series}/${number}`, fecha: aeatDate(d) };
+    const series = seriesOf(esr, state.cfg, tipo);
+    const id: InvoiceId = { nif: issuer.nif, numSerie: `${series}/${nextNumber(country, series)}`, fecha: aeatDate(d) };
     const previous = chainHead(country, 'vf', issuer.nif);
     const generated = madridDateTime(input.now);
     const cuotaTotal = money(b.cuotaTotal);
     const importeTotal = money(b.importeTotal);
     const hashed = altaString({ idEmisorFactura: id.nif, numSerieFactura: id.numSerie, fechaExpedicionFactura: id.fecha, tipoFactura: tipo, cuotaTotal, importeTotal, huellaAnterior: previous?.huella ?? '', fechaHoraHusoGenRegistro: generated });
     const h = huella(hashed);
-    const recipient = tipo === 'F1' || tipo === 'R1' ? recipientOf(esr) : undefined;
+    const recipient = tipo === 'F1' || tipo === 'R1' ? recipientFor(input) : undefined;
     const xml = altaXml({
       id, issuerName: issuer.name, tipo, descripcion: descriptionOf(esr), detalles: b.detalles, cuotaTotal, importeTotal,
       ...(original ? { rectified: { nif: original.nif, numSerie: original.numSerie, fecha: original.fecha } } : {}),
@@ -160,7 +152,7 @@ export class EsModule implements FiscalModule {
       sistema: this.sistema(input, issuer), generated, huella: h,
     });
     setChainHead(country, 'vf', { ...id, huella: h });
-    const code = verifactuQrUrl(isTest(input.attributes) ? VERIFACTU_QR_URL_TEST : VERIFACTU_QR_URL, { nif: id.nif, numserie: id.numSerie, fecha: id.fecha, importe: importeTotal });
+    const code = verifactuQrUrl(isTest(input.attributes) ? NO_VERIFACTU_QR_URL_TEST : NO_VERIFACTU_QR_URL, { nif: id.nif, numserie: id.numSerie, fecha: id.fecha, importe: importeTotal });
     const tags: Obj[] = [
       { Name: 'NumSerieFactura', Label: 'Factura:', Value: id.numSerie },
       { Name: 'TipoFactura', Label: 'Tipo:', Value: `${tipo} ${TYPE_TEXT[tipo] ?? ''}`.trim() },
@@ -175,7 +167,8 @@ export class EsModule implements FiscalModule {
     const country = state.country;
     const d = str(esr, 'D') ?? formatLocalDateTime(input.now);
     const b = breakdownOf(esr, state.cfg);
-    const { series, number } = nextNumber(country, esr, tipo);
+    const series = seriesOf(esr, state.cfg, tipo);
+    const number = nextNumber(country, series);
     const numSerie = `${series}/${number}`;
     const key = loadedTbaiKey(input.dataDir, issuer.nif);
     if (!key) throw new FiscalError('#DEVICE_FAILED', { value: `TicketBAI key of ${issuer.nif}` });
@@ -202,6 +195,10 @@ export class EsModule implements FiscalModule {
     const original = originalOf(input, issuer.nif);
     if (!original) {
       throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: 'the voided invoice is not known to this register: send RFN (its FN, the invoice number) and RD (its date)' });
+    }
+    // only the issuer of an invoice cancels it; its chain is the current NIF's (one chain head read and written)
+    if (original.nif !== issuer.nif) {
+      throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: `${original.numSerie} was issued under the NIF ${original.nif}; this register now issues under ${issuer.nif} (Cfg.Cmp.TaxId) and cannot cancel it` });
     }
     const fis: Obj = { D: formatLocalDateTime(input.now), FN: `A:${original.numSerie}`, Type: 'Anulacion' };
     const tags: Obj[] = [{ Name: 'Anulada', Label: 'Anulada:', Value: `${original.numSerie} ${original.fecha}` }];

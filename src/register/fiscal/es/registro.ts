@@ -34,7 +34,7 @@ export interface Previous extends InvoiceId {
 export interface Sistema {
   nif: string;
   name: string;
-  /** NumeroInstalacion: the register */
+  /** NumeroInstalacion: the instance's key id and the register (unique per chain) */
   installation: string;
   version: string;
 }

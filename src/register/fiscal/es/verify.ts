@@ -139,6 +139,22 @@ export function describeEsReport(r: EsReport): string {
   return `OK: ${r.records} records (${r.altas} registrations, ${r.anulaciones} cancellations), fingerprints and chain verify${cont}`;
 }
 
+/**
+ * Chain order is the order of the numbers in the file names (`records/000000001.xml`), compared as numbers:
+ * a 10-digit number comes after 999999999 (text order would put it first). Names without a number last, by text.
+ */
+export function compareRecordNames(a: string, b: string): number {
+  const na = /(\d+)\.xml$/.exec(a)?.[1];
+  const nb = /(\d+)\.xml$/.exec(b)?.[1];
+  if (na !== undefined && nb !== undefined) {
+    const d = BigInt(na) - BigInt(nb);
+    if (d !== 0n) return d < 0n ? -1 : 1;
+  } else if (na !== undefined || nb !== undefined) {
+    return na !== undefined ? -1 : 1;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export async function verifyExportFile(file: string): Promise<VerifyOutcome> {
   let zip;
   try {
@@ -152,8 +168,7 @@ export async function verifyExportFile(file: string): Promise<VerifyOutcome> {
       if (!entry.fileName.endsWith('.xml')) continue;
       files.push({ name: entry.fileName, xml: await readText(zip, entry) });
     }
-    // chain order is the order of the numbered file names
-    files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    files.sort((a, b) => compareRecordNames(a.name, b.name));
     const r = verifyRecords(files);
     return { ok: r.ok, text: describeEsReport(r) };
   } finally {
