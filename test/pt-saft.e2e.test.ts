@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ZipFile } from 'yazl';
@@ -36,7 +36,7 @@ function schemaForXmllint(dir: string): string {
   assert.equal(sample.status, 0, `the AT sample validates: ${sample.stderr}`);
   return path;
 }
-const ATTRS = 'FN_series=A{TT} FN_ATCUD_FS=AAJFJ4VR9K FN_ATCUD_FT=BBJFJ4VR9K FN_ATCUD_NC=CCJFJ4VR9K Fis_Certification=1234';
+const ATTRS = 'FN_series=A{TT} FN_ATCUD_FS_A7=AAJFJ4VR9K FN_ATCUD_FT_A7=BBJFJ4VR9K FN_ATCUD_NC_A7=CCJFJ4VR9K Fis_Certification=1234';
 const CFG = { Cfg: { Cmp: { Nam: 'Padaria Lisboa, Lda.', Ctry: 'PT', TaxId: 'PT599999993', Adr: 'Rua Augusta', AdrNr: '10', Zip: '1100-053', City: 'Lisboa' }, Loc: { TL: '1' }, Trm: { TT: '7' } } };
 
 type Pos = Record<string, string>;
@@ -375,5 +375,223 @@ test('Portugal: a credit note names the invoice found by RTN; an exemption code 
     assert.match(lost.json.TraC.Result.UserMessage, /ESR\.RTN/);
   } finally {
     await svc.stop();
+  }
+});
+
+/** A Multi POS instance of the company of CFG: every TL/TT is its own register PT599999993$TL_TT. */
+async function multiPos(url: string, attributes: string, tls: readonly string[] = []): Promise<void> {
+  const p = await post(`${url}/profile`, { Badge: 'B', TaxId: 'PT599999993', RN_TT: 'true', Attributes: attributes });
+  assert.equal(p.status, 200, p.text);
+  for (const tl of tls) {
+    const c = await post(`${url}/cfg`, { Cfg: { ...CFG.Cfg, Loc: { TL: tl }, Trm: { TT: '1' } } });
+    assert.equal(c.status, 200, c.text);
+  }
+}
+
+test('Portugal: a series belongs to one register; a template with {TL}/{TT} needs a validation code per series', async () => {
+  const dataDir = tempDir('efr-pt-series-');
+  const clock = new ManualClock(new Date(2026, 3, 1, 10, 0, 0));
+  let svc = await startTestService({ clock, dataDir });
+  const at = (tl: string) => post(`${svc.url}/register`, tra([{ Dsc: 'Café', TaxG: 'A', Amt: '0.80' }], { TL: tl, TT: '1' }));
+  try {
+    await multiPos(svc.url, 'FN_series=A{TT} FN_ATCUD_FS=AAJFJ4VR9K', ['1', '2']);
+    // one code for every series the template makes would give two registers the same ATCUDs: refused
+    const shared = await at('1');
+    assert.equal(shared.status, 400, shared.text);
+    assert.match(shared.json.TraC.Result.UserMessage, /FN_ATCUD_FS_A1/);
+    await multiPos(svc.url, 'FN_series=A{TT} FN_ATCUD_FS_A1=AAJFJ4VR9K');
+    const r1 = await at('1');
+    assert.equal(r1.status, 200, r1.text);
+    assert.equal(r1.json.TraC.Fis.FN, 'FS A1/1');
+    assert.equal(tag(r1.json.TraC.Fis, 'ATCUD'), 'AAJFJ4VR9K-1');
+    // TL 2 / TT 1 makes the same series A1: refused, naming FN_series and the owner; nothing signed
+    const r2 = await at('2');
+    assert.equal(r2.status, 400, r2.text);
+    assert.match(r2.json.TraC.Result.UserMessage, /FN_series.*series A1 of company 599999993 belongs to register PT599999993\$1_1/);
+    assert.deepEqual(JSON.parse(readFileSync(join(dataDir, 'pt', 'series.json'), 'utf8')), { series: { '599999993 A1': 'PT599999993$1_1' } });
+    // the owner is remembered across a restart
+    await svc.stop();
+    svc = await startTestService({ clock, dataDir });
+    assert.equal((await at('2')).status, 400);
+    // {TL}{TT}: a series per register, each with its own code: no number or ATCUD twice
+    await multiPos(svc.url, 'FN_series=A{TL}{TT} FN_ATCUD_FS_A11=AAJFJ4VR9K FN_ATCUD_FS_A21=BBJFJ4VR9K');
+    const p1 = await at('1');
+    const p2 = await at('2');
+    assert.deepEqual([p1.json.TraC.Fis.FN, tag(p1.json.TraC.Fis, 'ATCUD')], ['FS A11/1', 'AAJFJ4VR9K-1'], p1.text);
+    assert.deepEqual([p2.json.TraC.Fis.FN, tag(p2.json.TraC.Fis, 'ATCUD')], ['FS A21/1', 'BBJFJ4VR9K-1'], p2.text);
+    // a series without its code has ATCUD 0 (not communicated yet), never another series' code
+    await multiPos(svc.url, 'FN_series=B{TL}{TT}');
+    assert.equal(tag((await at('2')).json.TraC.Fis, 'ATCUD'), '0');
+    // register 1's series A1 continues its own chain
+    await multiPos(svc.url, 'FN_series=A{TT} FN_ATCUD_FS_A1=AAJFJ4VR9K');
+    const again = await at('1');
+    assert.equal(again.json.TraC.Fis.FN, 'FS A1/2', again.text);
+    assert.ok(again.json.TraC.Fis.Payload.endsWith(`;${r1.json.TraC.Fis.Signature as string}`));
+  } finally {
+    await svc.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('Portugal: the signing key is never made anew once documents exist; a swapped key is refused', async () => {
+  const dataDir = tempDir('efr-pt-swap-');
+  const clock = new ManualClock(new Date(2026, 3, 1, 10, 0, 0));
+  const priv = join(dataDir, 'pt', 'private-key.pem');
+  const pub = join(dataDir, 'pt', 'public-key.pem');
+  const sampleKey = readFileSync(join(ROOT, '..', 'shared', 'testdata', 'pt-saft', 'Private_Key.txt'));
+  let svc = await startTestService({ clock, dataDir });
+  const at = (tl: string) => post(`${svc.url}/register`, tra([{ Dsc: 'Café', TaxG: 'A', Amt: '0.80' }], { TL: tl, TT: '1' }));
+  const restart = async () => {
+    await svc.stop();
+    svc = await startTestService({ clock, dataDir });
+  };
+  const refused = async (tl: string, why: RegExp) => {
+    const r = await at(tl);
+    assert.equal(r.status, 406, r.text);
+    assert.equal(r.json.TraC.Result.ErrorCode, '#DEVICE_FAILED');
+    assert.match(r.json.TraC.Result.UserMessage, why);
+  };
+  try {
+    await multiPos(svc.url, 'FN_series=A{TL}{TT}', ['1', '2']);
+    const first = await at('1');
+    assert.equal(first.status, 200, first.text);
+    const original = readFileSync(priv);
+    const publicBefore = readFileSync(pub, 'utf8');
+    // 1. the key is lost: the first sale of the other register (which never signed) makes no new key
+    rmSync(priv);
+    await restart();
+    await refused('2', /private-key\.pem \(missing/);
+    await refused('1', /private-key\.pem \(missing/);
+    assert.ok(!existsSync(priv));
+    assert.equal(readFileSync(pub, 'utf8'), publicBefore);
+    // 2. another key in its place: it does not match public-key.pem, which stays as it is
+    writeFileSync(priv, sampleKey);
+    await restart();
+    await refused('1', /not the key this register signed with/);
+    await refused('2', /does not match .*public-key\.pem/);
+    assert.equal(readFileSync(pub, 'utf8'), publicBefore);
+    // 3. another key with no public key beside it: register 1 knows the fingerprint of its key; the other
+    //    register cannot vouch for a key while documents exist, so no public key is written either
+    rmSync(pub);
+    await restart();
+    await refused('1', /not the key this register signed with/);
+    await refused('2', /public-key\.pem \(missing while documents were signed/);
+    assert.ok(!existsSync(pub));
+    // 4. the key is back: register 1 vouches for it (the public key is written again) and its chain continues
+    writeFileSync(priv, original);
+    await restart();
+    const next = await at('1');
+    assert.equal(next.status, 200, next.text);
+    assert.equal(next.json.TraC.Fis.FN, 'FS A11/2');
+    assert.equal(readFileSync(pub, 'utf8'), publicBefore);
+    assert.ok(signed(createPublicKey(publicBefore), next.json.TraC.Fis.Payload, next.json.TraC.Fis.Signature));
+    assert.equal((await at('2')).status, 200);
+  } finally {
+    await svc.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('Portugal: refused before signing: credit notes with positive amounts, mixed signs, unknown countries, long tax ids, FR on account; efr verify needs each series\' start', async () => {
+  const clock = new ManualClock(new Date(2026, 4, 4, 10, 0, 0));
+  const svc = await startTestService({ clock });
+  const work = tempDir('efr-pt-refuse-');
+  const bad = async (body: object, field: RegExp) => {
+    const r = await post(`${svc.url}/register`, body);
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.json.TraC.Result.UserMessage, field);
+  };
+  try {
+    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: ATTRS });
+    await post(`${svc.url}/cfg`, CFG);
+    const s1 = await post(`${svc.url}/register`, tra([{ Dsc: 'Pão', TaxG: 'A', Amt: '10.00' }, { Dsc: 'Bolo', TaxG: 'C', Amt: '2.12' }]));
+    assert.equal(s1.json.TraC.Fis.FN, 'FS A7/1', s1.text);
+    // a void sent with positive amounts, a return with a positive line at another rate, a sale taking one back
+    await bad(tra([{ Dsc: 'Pão', TaxG: 'A', Amt: '10.00' }], { Void: '1', RFN: 'FS A7/1' }), /ESR\.T: 10\.00: a credit note/);
+    await bad(tra([{ Dsc: 'Pão', TaxG: 'A', Amt: '-10.00' }, { Dsc: 'Bolo', TaxG: 'C', Amt: '2.12' }], { RFN: 'FS A7/1' }), /ESR\.PosA\[1\]\.Amt: the lines at 6 % \(PT\) total 2\.12/);
+    await bad(tra([{ Dsc: 'Pão', TaxG: 'A', Amt: '10.00' }, { Dsc: 'Bolo', TaxG: 'C', Amt: '-2.12' }]), /ESR\.PosA\[1\]\.Amt: the lines at 6 % \(PT\) total -2\.12/);
+    // customers: a country the schema does not know, a tax id over 30 characters, a prefix that is no country
+    const pos = [{ Dsc: 'Bolo', TaxG: 'A', Amt: '1.23' }];
+    await bad(tra(pos, { Ctm: { Nam: 'X', Ctry: 'XX', TaxId: '12345' } }), /ESR\.Ctm\.Ctry/);
+    await bad(tra(pos, { Ctm: { Nam: 'X', Ctry: 'Portugal' } }), /ESR\.Ctm\.Ctry/);
+    await bad(tra(pos, { Ctm: { Nam: 'X', Ctry: 'DE', TaxId: `DE${'1'.repeat(29)}` } }), /ESR\.Ctm\.TaxId: .* has 31 characters/);
+    await bad(tra(pos, { Ctm: { Nam: 'X', TaxId: 'QQ123456' } }), /ESR\.Ctm\.Ctry/);
+    // a fatura-recibo is paid when issued
+    await bad(tra(pos, { DT: 'FR', PayA: [{ _: 'Pay', Dsc: 'Conta', PayG: 'open', Amt: '1.23' }] }), /ESR\.PayA\[0\]\.PayG/);
+    // nothing of it was numbered or signed: the next sale is FS A7/2, chained to FS A7/1
+    const s2 = await post(`${svc.url}/register`, tra(pos));
+    assert.equal(s2.json.TraC.Fis.FN, 'FS A7/2', s2.text);
+    assert.ok(s2.json.TraC.Fis.Payload.endsWith(`;${s1.json.TraC.Fis.Signature as string}`));
+    // accepted: EL stands for Greece, a tax id of 30 characters, a consumidor final with a country
+    const greek = await post(`${svc.url}/register`, tra(pos, { Ctm: { Nam: 'Nikos', TaxId: 'EL123456789', City: 'Atenas' } }));
+    assert.equal(greek.status, 200, greek.text);
+    assert.deepEqual(qrFields(greek.json.TraC.Fis.Code).slice(1, 3), [['B', '123456789'], ['C', 'GR']]);
+    const long = await post(`${svc.url}/register`, tra(pos, { Ctm: { Nam: 'Longo', Ctry: 'DE', TaxId: `DE${'1'.repeat(28)}` } }));
+    assert.equal(long.status, 200, long.text);
+    const tourist = await post(`${svc.url}/register`, tra(pos, { DT: 'FS', Ctm: { Nam: 'Turista', Ctry: 'ES' } }));
+    assert.deepEqual(qrFields(tourist.json.TraC.Fis.Code).slice(1, 3), [['B', '999999990'], ['C', 'ES']]);
+    const fr = await post(`${svc.url}/register`, tra(pos, { DT: 'FR' }));
+    assert.equal(fr.json.TraC.Fis.FN, 'FR A7/1', fr.text);
+    // the export of these values validates against the official schema
+    const res = await request(`${svc.url}/export?type=saft`);
+    const zipBytes = Buffer.from(await res.body.arrayBuffer());
+    assert.equal(res.statusCode, 200);
+    const files = await unzip(zipBytes, work);
+    const xml = files['saft.xml'] as string;
+    const lint = spawnSync('xmllint', ['--noout', '--schema', schemaForXmllint(work), join(work, 'saft.xml')], { encoding: 'utf8' });
+    assert.equal(lint.status, 0, lint.stderr);
+    const customers = elements(xml, 'Customer');
+    assert.ok(customers.some((c) => text(c, 'CustomerTaxID') === 'EL123456789' && text(c, 'Country') === 'GR'));
+    assert.ok(customers.some((c) => text(c, 'CustomerTaxID') === `DE${'1'.repeat(28)}` && text(c, 'CustomerID').length <= 30));
+    // efr verify: the export verifies; without its first document a series cannot be verified: not OK
+    const ok = join(work, 'ok.zip');
+    writeFileSync(ok, zipBytes);
+    assert.equal(efrVerify(ok).code, 0);
+    const first = elements(xml, 'Invoice').find((i) => text(i, 'InvoiceNo') === 'FS A7/1') as string;
+    await zipFiles({ 'saft.xml': xml.replace(`<Invoice>${first}</Invoice>`, ''), 'public-key.pem': files['public-key.pem'] as string, 'chain-start.json': '{}\n' }, join(work, 'cut.zip'));
+    const cut = efrVerify(join(work, 'cut.zip'));
+    assert.equal(cut.code, 1, cut.out);
+    assert.match(cut.out, /^BROKEN at document 2 \(FS A7\/2\): cannot be verified: it is the first document of series FS A7 in the file but not its number 1, and the hash of number 1 is not given/);
+  } finally {
+    await svc.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('Portugal: a SAF-T PT file is of one fiscal year', async () => {
+  const clock = new ManualClock(new Date(2025, 11, 31, 18, 0, 0));
+  const svc = await startTestService({ clock });
+  const work = tempDir('efr-pt-year-');
+  try {
+    await post(`${svc.url}/profile`, { Badge: 'B', Attributes: ATTRS });
+    await post(`${svc.url}/cfg`, CFG);
+    assert.equal((await post(`${svc.url}/register`, tra([{ Dsc: 'Bolo-rei', TaxG: 'A', Amt: '12.30' }]))).status, 200);
+    clock.set(new Date(2026, 0, 2, 9, 0, 0));
+    assert.equal((await post(`${svc.url}/register`, tra([{ Dsc: 'Café', TaxG: 'A', Amt: '0.80' }]))).status, 200);
+    const refused = async (query: string, field: RegExp) => {
+      const r = await get(`${svc.url}/export?type=saft${query}`);
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.text, field);
+    };
+    await refused('', /from, till: the documents selected are of 2025, 2026: a SAF-T PT file covers one fiscal year/);
+    await refused('&from=2025-12-01&till=2026-01-31', /till: 2026-01-31 is not in the year of from/);
+    await refused('&from=2025-12-01', /till: the documents selected are of 2025, 2026/);
+    await refused('&till=2026-01-31', /from: the documents selected are of 2025, 2026/);
+    for (const [query, year, start, end, numbers] of [
+      ['&from=2026-01-01', '2026', '2026-01-01', '2026-01-02', ['FS A7/2']],
+      ['&from=2025-01-01&till=2025-12-31', '2025', '2025-01-01', '2025-12-31', ['FS A7/1']],
+    ] as const) {
+      const res = await request(`${svc.url}/export?type=saft${query}`);
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      assert.equal(res.statusCode, 200, bytes.toString());
+      const dir = join(work, year);
+      mkdirSync(dir);
+      const xml = (await unzip(bytes, dir))['saft.xml'] as string;
+      assert.deepEqual([text(xml, 'FiscalYear'), text(xml, 'StartDate'), text(xml, 'EndDate')], [year, start, end]);
+      assert.deepEqual(elements(xml, 'InvoiceNo'), numbers);
+    }
+  } finally {
+    await svc.stop();
+    rmSync(work, { recursive: true, force: true });
   }
 });

@@ -9,6 +9,7 @@ import { type Dec, ZERO, abs, add, allocate, div, fmt, neg, parseDec, rescale, s
 import { type Obj, lines, obj, str } from '../../codec/index.js';
 import { analyzePositions, isPos, qtyOf, resolveWithTaxA } from '../../esr/tax.js';
 import { PT_LETTERS } from '../tax-letters.js';
+import { countryCode } from './countries.js';
 import { CONSUMIDOR_FINAL, splitTaxId } from './nif.js';
 import { type PtRate, rateOf } from './rates.js';
 
@@ -177,14 +178,17 @@ export function customerOf(esr: Obj): PtCustomer {
   const text = (k: string): string => (str(ctm, k) ?? '').trim();
   const given = text('TaxId');
   const split = given ? splitTaxId(given) : undefined;
-  const ctry = text('Ctry').toUpperCase();
-  const country = /^[A-Z]{2}$/.test(ctry) ? ctry : split?.prefix ?? (split ? 'PT' : UNKNOWN);
+  // the country as sent (EL stands for GR), else the tax id's prefix, else PT for a bare NIF (checked in rules.ts)
+  const country = countryCode(text('Ctry')) ?? (split?.prefix !== undefined ? countryCode(split.prefix) : undefined) ?? (split && split.prefix === undefined ? 'PT' : UNKNOWN);
   // a Portuguese NIF without its prefix; a foreign VAT number as given (without spaces)
   const taxId = !split ? CONSUMIDOR_FINAL : split.prefix === undefined || split.prefix === 'PT' ? split.number : `${split.prefix}${split.number}`;
   const name = [text('Nam'), text('Nam2')].filter(Boolean).join(' ').slice(0, 100) || UNKNOWN;
-  const id = taxId !== CONSUMIDOR_FINAL ? `C${taxId}` : `CN-${createHash('sha1').update(`${name}\n${text('Adr')}`).digest('hex').slice(0, 12)}`;
+  // CustomerID has at most 30 characters: a tax id of 30 gets a digest instead of being cut (two would meet)
+  const id = taxId !== CONSUMIDOR_FINAL
+    ? taxId.length < 30 ? `C${taxId}` : `CX-${createHash('sha1').update(taxId).digest('hex').slice(0, 20)}`
+    : `CN-${createHash('sha1').update(`${name}\n${text('Adr')}`).digest('hex').slice(0, 12)}`;
   return {
-    id: id.slice(0, 30),
+    id,
     taxId,
     name,
     address: [text('Adr'), text('AdrNr')].filter(Boolean).join(' ').slice(0, 210) || UNKNOWN,
@@ -198,8 +202,8 @@ export function customerOf(esr: Obj): PtCustomer {
 export function qrCustomer(c: PtCustomer): { nif: string; country: string } {
   if (c.taxId === CONSUMIDOR_FINAL) return { nif: CONSUMIDOR_FINAL, country: c.country === UNKNOWN ? 'PT' : c.country };
   const { prefix, number } = splitTaxId(c.taxId);
-  const country = c.country === UNKNOWN ? prefix ?? 'PT' : c.country;
-  return { nif: prefix === country ? number : c.taxId, country };
+  const country = c.country === UNKNOWN ? 'PT' : c.country;
+  return { nif: prefix !== undefined && countryCode(prefix) === country ? number : c.taxId, country };
 }
 
 export function money2(d: Dec): string {

@@ -3,6 +3,8 @@
  * export.zip with the SAF-T PT file `saft.xml`, the public key `public-key.pem` that verifies the hashes
  * and `chain-start.json`: for each series whose first document in the file is not its number 1, the hash
  * of the document before it (which the SAF-T file does not hold), so that the file verifies on its own.
+ * A file covers one fiscal year: a period across a year end is refused, and so is a selection without
+ * from/till that holds documents of several years (the caller names the year it wants).
  */
 import { ZipFile } from 'yazl';
 import { FiscalError } from '../../../shared/errors.js';
@@ -77,6 +79,10 @@ export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   if (!nif) throw new FiscalError('#INVALID_VALUE', { field: 'Cfg.Cmp.TaxId', detail: 'the company NIF (nine digits with check digit) is the TaxRegistrationNumber of SAF-T PT' });
   const postalCode = postalCodeOf(str(cmp, 'Zip'));
   if (!postalCode) throw new FiscalError('#INVALID_VALUE', { field: 'Cfg.Cmp.Zip', detail: `SAF-T PT needs the company's postal code as NNNN-NNN, got "${str(cmp, 'Zip') ?? ''}"` });
+  // a SAF-T PT file is of one fiscal year (its header has one FiscalYear)
+  if (period.from !== undefined && period.till !== undefined && period.from.slice(0, 4) !== period.till.slice(0, 4)) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'till', detail: `${period.till} is not in the year of from (${period.from}): a SAF-T PT file covers one fiscal year; export each year on its own` });
+  }
   const query: FindQuery = { type: 'Tra', sort: 'asc', ...(period.from ? { from: period.from } : {}), ...(period.till ? { before: nextDay(period.till) } : {}) };
   const docs: Exported[] = [];
   for await (const r of ctx.store.find(reg.state.rid, query, 500)) {
@@ -93,6 +99,16 @@ export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   for (const d of docs) if (!(d.seriesKey in chainStart)) chainStart[d.seriesKey] = d.previousHash;
   for (const [k, v] of Object.entries(chainStart)) if (v === '') delete chainStart[k];
   const dates = docs.map((d) => d.invoiceDate).sort();
+  const years = [...new Set(dates.map((d) => d.slice(0, 4)))];
+  if (years.length > 1) {
+    // without a period (or with one bound only) the documents of several years are not mixed in one file
+    const field = period.from !== undefined ? 'till' : period.till !== undefined ? 'from' : 'from, till';
+    throw new FiscalError('#INVALID_VALUE', { field, detail: `the documents selected are of ${years.join(', ')}: a SAF-T PT file covers one fiscal year; give from and till within one year, e.g. from=${years[years.length - 1] as string}-01-01&till=${years[years.length - 1] as string}-12-31` });
+  }
+  const year = years[0] as string;
+  // the period of the header, within the documents' year
+  const startDate = period.from !== undefined ? (period.from.startsWith(year) ? period.from : `${year}-01-01`) : (dates[0] as string);
+  const endDate = period.till !== undefined ? (period.till.startsWith(year) ? period.till : `${year}-12-31`) : (dates[dates.length - 1] as string);
   const attributes = ctx.profiles.settings(reg.state.rn).raw;
   const text = (k: string): string => (str(cmp, k) ?? '').trim();
   const xml = saftXml(
@@ -102,8 +118,8 @@ export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
       address: [text('Adr'), text('AdrNr')].filter(Boolean).join(' ').slice(0, 210) || 'Desconhecido',
       city: text('City').slice(0, 50) || 'Desconhecido',
       postalCode,
-      startDate: period.from ?? (dates[0] as string),
-      endDate: period.till ?? (dates[dates.length - 1] as string),
+      startDate,
+      endDate,
       dateCreated: formatLocalDateTime(ctx.clock.now()).slice(0, 10),
       taxEntity: 'Global',
       producerNif: (attributes.get('fiscal_producertaxid') ?? nif).slice(0, 30),
@@ -114,7 +130,7 @@ export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
     docs,
   );
   // the key that signed them (never a new one: it would not verify them)
-  await ensureKey(ctx.dataDir, true);
+  await ensureKey(ctx.dataDir, true, reg.state.country['pt|key']);
   const zip = new ZipFile();
   zip.addBuffer(Buffer.from(xml, 'utf8'), 'saft.xml');
   zip.addBuffer(Buffer.from(publicKeyPem(ctx.dataDir)), 'public-key.pem');

@@ -6,17 +6,21 @@
  * hash with the certificate number, and the QR code of Portaria 195/2020. GET /export?type=saft writes
  * the SAF-T PT 1.04_01 file. See docs/countries/pt.md.
  */
+import type { KeyObject } from 'node:crypto';
 import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, obj, str } from '../../codec/index.js';
 import type { BusinessCase } from '../../esr/business-case.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import { GenericModule } from '../generic/index.js';
-import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
+import type { ServiceContext } from '../../context.js';
+import type { Register } from '../../registers.js';
+import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
 import { PT_LETTERS } from '../tax-letters.js';
 import { DOC_NAMES, amountsOf, customerOf, money2, qrCustomer } from './document.js';
 import { exportSaft } from './export.js';
-import { ensureKey, signingKey } from './keys.js';
+import { ensureKey, fingerprintOf, forgetKey, signingKey } from './keys.js';
 import { companyNif } from './nif.js';
+import { claimSeries, forgetOwners } from './owners.js';
 import { qrText } from './qr.js';
 import { DOCUMENT_NO, checkPortugueseRules } from './rules.js';
 import { SeriesChain, certificateOf, docTypeOf, seriesOf, validationCode } from './series.js';
@@ -43,6 +47,26 @@ function correctedOf(input: FiscalInput): string {
   throw new FiscalError('#INVALID_VALUE', { field: rfn ? 'ESR.RFN' : 'ESR.RTN', detail: 'names no invoice (FS, FT or FR) of this journal: send RFN with the document number, e.g. "FS A/12"' });
 }
 
+const fingerprints = new WeakMap<KeyObject, string>();
+
+/**
+ * The key must be the one that signed the register's documents: its fingerprint is kept in the country
+ * state (`pt|key`, set with the first document). Another key (swapped with its public key, or made anew
+ * after a loss) would start chains nobody can verify with the first one: refused.
+ */
+function checkKey(state: FiscalInput['state'], key: KeyObject): void {
+  let fp = fingerprints.get(key);
+  if (!fp) {
+    fp = fingerprintOf(key);
+    fingerprints.set(key, fp);
+  }
+  const known = state.country['pt|key'];
+  if (known !== undefined && known !== fp) {
+    throw new FiscalError('#DEVICE_FAILED', { value: `pt/private-key.pem (not the key this register signed with: fingerprint ${fp.slice(0, 16)}…, expected ${known.slice(0, 16)}…)` });
+  }
+  state.country['pt|key'] = fp;
+}
+
 export class PtModule implements FiscalModule {
   readonly country = 'PT';
   readonly letters = PT_LETTERS;
@@ -54,7 +78,16 @@ export class PtModule implements FiscalModule {
   }
 
   async prepare(input: PrepareInput): Promise<void> {
-    await ensureKey(input.dataDir, Object.keys(input.state.country).some((k) => k.startsWith('pt|')));
+    const country = input.state.country;
+    await ensureKey(input.dataDir, Object.keys(country).some((k) => k.startsWith('pt|')), country['pt|key']);
+  }
+
+  async serviceEvent(ctx: ServiceContext, _reg: Register, event: ServiceEvent): Promise<void> {
+    // a service started again in this process reads the key and the series owners from their files
+    if (event === 'start') {
+      forgetKey(ctx.dataDir);
+      forgetOwners(ctx.dataDir);
+    }
   }
 
   fiscalize(input: FiscalInput): Obj {
@@ -82,8 +115,13 @@ export class PtModule implements FiscalModule {
     }
     const amounts = amountsOf(esr, type);
     const grossTotal = money2(amounts.grossTotal);
+    const ref = type === 'NC' ? correctedOf(input) : undefined;
+    const key = signingKey(input.dataDir);
+    checkKey(state, key);
+    // the last check: from here the series is this register's and the document is signed
+    claimSeries(input.dataDir, nif, series, input.rn);
     const message = hashMessage({ invoiceDate, systemEntryDate, invoiceNo, grossTotal, previousHash: chain.hash });
-    const hash = signMessage(signingKey(input.dataDir), message);
+    const hash = signMessage(key, message);
     chain.advance(number, hash, invoiceDate, systemEntryDate);
     const atcud = code ? `${code}-${number}` : '0';
     const customer = customerOf(esr);
@@ -94,7 +132,7 @@ export class PtModule implements FiscalModule {
       { Name: 'ATCUD', Label: 'ATCUD:', Value: atcud },
       { Name: 'NIF', Label: 'NIF:', Value: customer.taxId === '999999990' ? 'Consumidor final' : customer.taxId },
     ];
-    if (type === 'NC') tags.push({ Name: 'Ref', Label: 'Ref.:', Value: correctedOf(input) });
+    if (ref) tags.push({ Name: 'Ref', Label: 'Ref.:', Value: ref });
     tags.push({ Name: 'Hash', Label: '', Value: printedHash(hash, certificate) });
     return {
       D: systemEntryDate,

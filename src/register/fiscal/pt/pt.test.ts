@@ -6,6 +6,7 @@ import { FINAL_CONSUMER, type PtTax, customerOf, qrCustomer } from './document.j
 import { companyNif, validNif } from './nif.js';
 import { qrText, taxBlocks } from './qr.js';
 import { PT_RATES } from './rates.js';
+import { countryCode } from './countries.js';
 import { checkPortugueseRules } from './rules.js';
 import { docTypeOf, seriesOf, validationCode } from './series.js';
 
@@ -56,6 +57,10 @@ test('series: FN_series with {TL}/{TT}, never starting with M; validation codes 
   assert.equal(validationCode(attrs('fn_atcud_fs=AAAA1111 fn_atcud_fs_b=BBBB2222'), 'FS', 'B'), 'BBBB2222');
   assert.equal(validationCode(attrs('fn_atcud_fs=AAAA1111'), 'NC', 'A'), undefined);
   assert.throws(() => validationCode(attrs('fn_atcud_fs=short'), 'FS', 'A'), /FN_ATCUD_FS/);
+  // a template makes a series per register: the per-type code would repeat ATCUDs across them
+  assert.throws(() => validationCode(attrs('fn_series=A{TL}{TT} fn_atcud_fs=AAAA1111'), 'FS', 'A11'), /FN_ATCUD_FS_A11/);
+  assert.equal(validationCode(attrs('fn_series=A{TL}{TT} fn_atcud_fs=AAAA1111 fn_atcud_fs_a11=CCCC3333'), 'FS', 'A11'), 'CCCC3333');
+  assert.equal(validationCode(attrs('fn_series=A{TT}'), 'FS', 'A1'), undefined);
 });
 
 test('document types and the rules of a Portuguese document', () => {
@@ -81,4 +86,53 @@ test('document types and the rules of a Portuguese document', () => {
   assert.throws(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '1.00' }, { Ctm: { Nam: 'x', TaxId: '123456780' } }), sale), /NIF/);
   assert.doesNotThrow(() => checkPortugueseRules(esr({ Dsc: 'Pão', TaxG: 'A', Amt: '1.00' }, { Ctm: { Nam: 'x', TaxId: 'DE123456780' } }), sale));
   assert.doesNotThrow(() => checkPortugueseRules({ NFS: 'Z' }, { kind: 'closing', flags: [], fiscal: false }));
+});
+
+test('customer countries: the schema\'s ISO list, EL for Greece; tax ids of at most 30 characters', () => {
+  assert.equal(countryCode('es'), 'ES');
+  assert.equal(countryCode('EL'), 'GR');
+  assert.equal(countryCode('XI'), 'GB');
+  assert.equal(countryCode('XX'), undefined);
+  assert.equal(countryCode('Portugal'), undefined);
+  const el = customerOf({ Ctm: { Nam: 'Nikos', TaxId: 'EL 123 456 789' } });
+  assert.deepEqual([el.taxId, el.country], ['EL123456789', 'GR']);
+  assert.deepEqual(qrCustomer(el), { nif: '123456789', country: 'GR' });
+  // a consumidor final with a country: QR field C is that country, as its SAF-T BillingAddress
+  assert.deepEqual(qrCustomer(customerOf({ Ctm: { Nam: 'Turista', Ctry: 'es' } })), { nif: '999999990', country: 'ES' });
+  const long = customerOf({ Ctm: { Nam: 'L', Ctry: 'DE', TaxId: `DE${'1'.repeat(28)}` } });
+  assert.ok(long.id.length <= 30 && long.id !== customerOf({ Ctm: { Nam: 'L', Ctry: 'DE', TaxId: `DE${'1'.repeat(27)}2` } }).id);
+  const sale: BusinessCase = { kind: 'sale', flags: [], fiscal: true };
+  const doc = (ctm: Record<string, string>) => ({ T: '1.00', PosA: [{ _: 'Pos', PN: '1', Dsc: 'Pão', TaxG: 'A', Amt: '1.00' }], TaxA: [{ _: 'Tax', TaxG: 'A', Prc: '23.00', Amt: '1.00' }], Ctm: ctm });
+  assert.throws(() => checkPortugueseRules(doc({ Nam: 'x', Ctry: 'XX' }), sale), /ESR\.Ctm\.Ctry/);
+  assert.throws(() => checkPortugueseRules(doc({ Nam: 'x', Ctry: 'DE', TaxId: `DE${'1'.repeat(29)}` }), sale), /ESR\.Ctm\.TaxId/);
+  assert.throws(() => checkPortugueseRules(doc({ Nam: 'x', TaxId: 'QQ1234' }), sale), /ESR\.Ctm\.Ctry/);
+  assert.doesNotThrow(() => checkPortugueseRules(doc({ Nam: 'x', Ctry: 'EL', TaxId: 'EL123456789' }), sale));
+});
+
+test('signs: a credit note gives back, an invoice sells, per rate too; a fatura-recibo is paid', () => {
+  const kinds: Record<'sale' | 'void' | 'return', BusinessCase> = { sale: { kind: 'sale', flags: [], fiscal: true }, void: { kind: 'void', flags: [], fiscal: true }, return: { kind: 'return', flags: [], fiscal: true } };
+  const doc = (amts: Array<[string, string]>, extra: Record<string, unknown> = {}) => {
+    const prc: Record<string, string> = { A: '23.00', C: '6.00' };
+    const total = amts.reduce((a, [, x]) => a + Math.round(Number(x) * 100), 0);
+    return {
+      T: (total / 100).toFixed(2),
+      PosA: amts.map(([g, a], i) => ({ _: 'Pos', PN: String(i + 1), Dsc: 'Artigo', TaxG: g, Amt: a })),
+      TaxA: amts.map(([g, a]) => ({ _: 'Tax', TaxG: g, Prc: prc[g] as string, Amt: a })),
+      RFN: 'FS A/1',
+      ...extra,
+    };
+  };
+  assert.throws(() => checkPortugueseRules(doc([['A', '10.00']]), kinds.void), /ESR\.T/);
+  assert.doesNotThrow(() => checkPortugueseRules(doc([['A', '-10.00']]), kinds.void));
+  assert.throws(() => checkPortugueseRules(doc([['A', '-10.00'], ['C', '2.12']]), kinds.return), /ESR\.PosA\[1\]\.Amt/);
+  assert.throws(() => checkPortugueseRules(doc([['A', '10.00'], ['C', '-2.12']]), kinds.sale), /ESR\.PosA\[1\]\.Amt/);
+  // a discount line within one rate is no change of sign
+  assert.doesNotThrow(() => checkPortugueseRules({ ...doc([['A', '10.00'], ['A', '-2.00']]), TaxA: [{ _: 'Tax', TaxG: 'A', Prc: '23.00', Amt: '8.00' }] }, kinds.sale));
+  // training documents are no documents
+  assert.doesNotThrow(() => checkPortugueseRules(doc([['A', '10.00']]), { kind: 'void', flags: ['test'], fiscal: true }));
+  const pay = (g: string) => [{ _: 'Pay', PayG: g, Amt: '1.00' }];
+  assert.throws(() => checkPortugueseRules(doc([['A', '1.00']], { DT: 'FR', PayA: pay('open') }), kinds.sale), /ESR\.PayA\[0\]\.PayG/);
+  assert.throws(() => checkPortugueseRules(doc([['A', '1.00']], { DT: 'FR' }), kinds.sale), /ESR\.PayA/);
+  assert.doesNotThrow(() => checkPortugueseRules(doc([['A', '1.00']], { DT: 'FR', PayA: pay('cash') }), kinds.sale));
+  assert.doesNotThrow(() => checkPortugueseRules(doc([['A', '1.00']], { DT: 'FT', PayA: pay('open') }), kinds.sale));
 });

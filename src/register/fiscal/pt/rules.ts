@@ -2,17 +2,21 @@
  * What a Portuguese document needs beyond the generic rules, checked before anything is registered:
  * rates of the Portuguese tables only (a rate names its fiscal space), one tax group per position,
  * descriptions SAF-T accepts (2 to 200 characters), amounts in cents, an exemption code and reason on
- * every 0 % position (and only there), a valid NIF for a Portuguese customer, and the original document
- * (ESR.RFN, e.g. "FS A/12") on a credit note.
+ * every 0 % position (and only there), a customer SAF-T can hold (country of its list, tax id of at most
+ * 30 characters, a valid NIF for a Portuguese customer), one direction per document (a credit note gives
+ * back, an invoice sells, per rate too), a paid fatura-recibo, and the original document (ESR.RFN, e.g.
+ * "FS A/12", or RTL/RTT/RTN) on a credit note.
  */
 import { FiscalError } from '../../../shared/errors.js';
-import { ZERO, parseDec, significantScale } from '../../../shared/money.js';
+import { type Dec, ZERO, add, fmtMoney, parseDec, sign, significantScale } from '../../../shared/money.js';
 import { type Obj, lines, obj, str } from '../../codec/index.js';
 import type { BusinessCase } from '../../esr/business-case.js';
 import { analyzePositions, isMod, isPos, resolveWithTaxA } from '../../esr/tax.js';
 import { PT_LETTERS } from '../tax-letters.js';
 import { splitTaxId, validNif } from './nif.js';
-import { rateOf } from './rates.js';
+import { countryCode } from './countries.js';
+import { type PtRate, rateOf } from './rates.js';
+import { docTypeOf } from './series.js';
 
 /** The number of an original document: type, series and number. */
 export const DOCUMENT_NO = /^(FS|FT|FR) [^ /^]+\/\d+$/;
@@ -36,6 +40,8 @@ export function checkPortugueseRules(esr: Obj, bc: BusinessCase): void {
   });
   lines(esr, 'PayA').forEach((pay, i) => cents(str(pay, 'Amt'), `ESR.PayA[${i}].Amt`));
   const posA = lines(esr, 'PosA');
+  // the rate of each position, for the signs of the totals per rate
+  const rateOfPosition: Array<[number, PtRate | undefined]> = [];
   posA.forEach((line, i) => {
     if (isMod(line)) cents(str(line, 'Amt'), `ESR.PosA[${i}].Amt`);
   });
@@ -48,6 +54,7 @@ export function checkPortugueseRules(esr: Obj, bc: BusinessCase): void {
     const dsc = (str(pos, 'Dsc') ?? '').trim();
     if ([...dsc].length < 2 || [...dsc].length > 200) throw new FiscalError('#INVALID_VALUE', { field: `${field}.Dsc`, detail: 'SAF-T PT needs a description of 2 to 200 characters' });
     const tax = taxA[resolveWithTaxA(p.groups[0] as string, taxA, PT_LETTERS, `${field}.TaxG`)] as Obj;
+    rateOfPosition.push([p.index, rateOf(parseDec(str(tax, 'Prc') ?? '') ?? ZERO)]);
     const zero = (parseDec(str(tax, 'Prc') ?? '') ?? ZERO).v === 0n;
     const code = str(pos, 'PT_TaxExemptionCode');
     const reason = str(pos, 'PT_TaxExemptionReason');
@@ -62,13 +69,10 @@ export function checkPortugueseRules(esr: Obj, bc: BusinessCase): void {
       throw new FiscalError('#INVALID_VALUE', { field: `${field}.PT_TaxExemptionReason`, detail: 'the exemption reason has 6 to 60 characters' });
     }
   }
-  const ctm = obj(esr, 'Ctm');
-  const taxId = ctm ? str(ctm, 'TaxId')?.trim() : undefined;
-  if (ctm && taxId) {
-    const { prefix, number } = splitTaxId(taxId);
-    const ctry = (str(ctm, 'Ctry') ?? '').trim().toUpperCase();
-    const portuguese = prefix === 'PT' || (prefix === undefined && (ctry === '' || ctry === 'PT'));
-    if (portuguese && !validNif(number)) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.Ctm.TaxId', detail: `"${taxId}" is not a valid Portuguese NIF (nine digits with check digit)` });
+  checkCustomer(esr);
+  if (!bc.flags.includes('test')) {
+    checkSigns(esr, bc, taxA, rateOfPosition);
+    checkReceipt(esr, bc);
   }
   if (bc.kind === 'return' || bc.kind === 'void') {
     if (bc.flags.includes('test')) return;
@@ -76,5 +80,69 @@ export function checkPortugueseRules(esr: Obj, bc: BusinessCase): void {
     const rfn = str(esr, 'RFN')?.trim();
     if (!rfn && !str(esr, 'RTN')?.trim()) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFN (a credit note names the document it corrects, e.g. "FS A/12", or ESR.RTN)' });
     if (rfn && !DOCUMENT_NO.test(rfn)) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: `"${rfn}" is not the number of an invoice (FS, FT or FR), e.g. "FS A/12"` });
+  }
+}
+
+/**
+ * The customer as SAF-T PT and the QR code take it, checked before anything is signed: a country of the
+ * schema's list (EL, the Greek VAT prefix, stands for GR), a tax id of at most 30 characters (the limit
+ * of CustomerTaxID and of QR field B), a valid NIF for a Portuguese customer.
+ */
+function checkCustomer(esr: Obj): void {
+  const ctm = obj(esr, 'Ctm');
+  if (!ctm) return;
+  const ctry = (str(ctm, 'Ctry') ?? '').trim();
+  if (ctry && !countryCode(ctry)) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'ESR.Ctm.Ctry', detail: `"${ctry}" is not a country code of SAF-T PT (ISO 3166-1 alpha-2, e.g. ES, FR, GR)` });
+  }
+  const taxId = str(ctm, 'TaxId')?.trim();
+  if (!taxId) return;
+  const { prefix, number } = splitTaxId(taxId);
+  const compact = `${prefix ?? ''}${number}`;
+  if (compact.length > 30) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.Ctm.TaxId', detail: `"${taxId}" has ${compact.length} characters; SAF-T PT and the QR code allow 30` });
+  if (!ctry && prefix !== undefined && !countryCode(prefix)) {
+    throw new FiscalError('#MISSING_FIELD', { field: `ESR.Ctm.Ctry (the prefix ${prefix} of Ctm.TaxId is no country code)` });
+  }
+  const portuguese = prefix === 'PT' || (prefix === undefined && (ctry === '' || ctry.toUpperCase() === 'PT'));
+  if (portuguese && !validNif(number)) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.Ctm.TaxId', detail: `"${taxId}" is not a valid Portuguese NIF (nine digits with check digit)` });
+}
+
+/**
+ * A document goes one way: an invoice sells, a credit note gives back. Its total and its totals per VAT
+ * rate all have that sign (a credit note's are negative in the ESR); otherwise the signed GrossTotal,
+ * the QR fields and the SAF-T amounts would be negative, which neither the AT nor the schema accept.
+ * A sale with a take-back at another rate is two documents: an invoice and a credit note.
+ */
+function checkSigns(esr: Obj, bc: BusinessCase, taxA: readonly Obj[], rateOfPosition: ReadonlyArray<[number, PtRate | undefined]>): void {
+  const credit = bc.kind === 'return' || bc.kind === 'void';
+  const wrong = (d: Dec): boolean => (credit ? sign(d) > 0 : sign(d) < 0);
+  const what = credit ? 'a credit note (return or void) gives back: its amounts are negative' : 'an invoice sells: its amounts are positive';
+  const t = parseDec(str(esr, 'T') ?? '0') ?? ZERO;
+  if (wrong(t)) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.T', detail: `${str(esr, 'T') ?? ''}: ${what}` });
+  const byRate = new Map<PtRate, Dec>();
+  for (const tax of taxA) {
+    const rate = rateOf(parseDec(str(tax, 'Prc') ?? '') ?? ZERO);
+    if (!rate) continue;
+    const amt = parseDec(str(tax, 'Amt') ?? str(tax, 'Net') ?? '0') ?? ZERO;
+    byRate.set(rate, add(byRate.get(rate) ?? ZERO, amt));
+  }
+  for (const [rate, total] of byRate) {
+    if (!wrong(total)) continue;
+    const at = rateOfPosition.find(([, r]) => r === rate);
+    throw new FiscalError('#INVALID_VALUE', {
+      field: at ? `ESR.PosA[${at[0]}].Amt` : 'ESR.TaxA',
+      detail: `the lines at ${rate.pct} % (${rate.region}) total ${fmtMoney(total)}: ${what}, also per rate; make two documents, an invoice and a credit note`,
+    });
+  }
+}
+
+/** A fatura-recibo is an invoice and its receipt: it is paid when issued, not on account (PayG open). */
+function checkReceipt(esr: Obj, bc: BusinessCase): void {
+  if (bc.kind === 'return' || bc.kind === 'void' || docTypeOf(esr, bc) !== 'FR') return;
+  const pays = lines(esr, 'PayA');
+  const open = pays.findIndex((p) => (str(p, 'PayG') ?? '').toLowerCase() === 'open');
+  if (open >= 0) throw new FiscalError('#INVALID_VALUE', { field: `ESR.PayA[${open}].PayG`, detail: 'a fatura-recibo (DT FR) is paid when issued; a sale on account is a fatura (DT FT)' });
+  if (!pays.some((p) => sign(parseDec(str(p, 'Amt') ?? '0') ?? ZERO) > 0)) {
+    throw new FiscalError('#MISSING_FIELD', { field: 'ESR.PayA (a fatura-recibo, DT FR, names how it was paid)' });
   }
 }

@@ -4,8 +4,9 @@
  * country state (journaled with every record, so they survive restarts and roll back with a failed one).
  * The series comes from the profile attribute FN_series (default "A"), where `{TL}` and `{TT}` are
  * replaced by the POS's location and terminal; it must start with a letter A-Z other than M (M marks
- * documents recovered from manual series). The ATCUD validation code the AT gave for a series is the
- * attribute `FN_ATCUD_<type>_<series>`, or `FN_ATCUD_<type>` for the register's series of that type.
+ * documents recovered from manual series). A series belongs to one register (owners.ts). The ATCUD
+ * validation code the AT gave for a series is the attribute `FN_ATCUD_<type>_<series>`, or
+ * `FN_ATCUD_<type>` when FN_series is one fixed name (not a template with {TL}/{TT}).
  */
 import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, isObj, str } from '../../codec/index.js';
@@ -35,13 +36,30 @@ export function seriesOf(attributes: ReadonlyMap<string, string>, esr: Obj): str
   return series;
 }
 
-/** The ATCUD validation code of a series, if configured. */
+/** Whether the series template names the POS (`{TL}`, `{TT}`): then every register has a series of its own. */
+export function isPerPos(attributes: ReadonlyMap<string, string>): boolean {
+  return /\{(TL|TT)\}/i.test(attributes.get('fn_series') ?? '');
+}
+
+/**
+ * The ATCUD validation code of a series, if configured: `FN_ATCUD_<type>_<series>`, else `FN_ATCUD_<type>`
+ * when the series is one fixed name. A template with {TL}/{TT} makes a series per register, each with its
+ * own code from the AT: one code for all of them would give two documents the same ATCUD, so there the
+ * per-type code is refused and each series needs its own attribute.
+ */
 export function validationCode(attributes: ReadonlyMap<string, string>, type: DocType, series: string): string | undefined {
   const name = `fn_atcud_${type.toLowerCase()}_${series.toLowerCase()}`;
-  const code = attributes.get(name) ?? attributes.get(`fn_atcud_${type.toLowerCase()}`);
+  const typeName = `fn_atcud_${type.toLowerCase()}`;
+  let code = attributes.get(name);
+  if (code === undefined && attributes.has(typeName)) {
+    if (isPerPos(attributes)) {
+      throw new FiscalError('#MISSING_FIELD', { field: `FN_ATCUD_${type}_${series} (FN_series makes a series per register, each with its own validation code; FN_ATCUD_${type} would give them all the same ATCUDs)` });
+    }
+    code = attributes.get(typeName);
+  }
   if (code === undefined) return undefined;
   if (!/^[A-Z0-9]{8,}$/.test(code)) {
-    throw new FiscalError('#INVALID_VALUE', { field: attributes.has(name) ? name.toUpperCase() : `FN_ATCUD_${type}`, detail: `"${code}" is not an ATCUD validation code (8 or more capital letters and digits)` });
+    throw new FiscalError('#INVALID_VALUE', { field: attributes.has(name) ? `FN_ATCUD_${type}_${series}` : `FN_ATCUD_${type}`, detail: `"${code}" is not an ATCUD validation code (8 or more capital letters and digits)` });
   }
   return code;
 }

@@ -6,8 +6,9 @@
  * cent per line) and the hash is the RSA-SHA1 signature of `date;SystemEntryDate;number;GrossTotal;
  * previous hash` under the public key. The key comes from the zip (`public-key.pem`), or for a bare XML
  * file from `public-key.pem`, `Public_Key.txt` or `<file>.pem` beside it. A series whose first document
- * in the file is not its number 1 is verified from the hash in `chain-start.json`, when the zip has one.
- * The text names the first broken document.
+ * in the file is not its number 1 is verified from the hash in `chain-start.json`; without that hash the
+ * file is not OK (documents taken from the start of a series must not go unnoticed). The text names the
+ * first broken document.
  */
 import { type KeyObject, createPublicKey } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,8 +23,6 @@ export interface SaftReport {
   ok: boolean;
   documents: number;
   series: number;
-  /** series whose first document could not be checked (its predecessor's hash is unknown) */
-  unchecked: string[];
   broken?: { document: string; index: number; reason: string };
 }
 
@@ -42,9 +41,8 @@ export function verifySaft(root: XmlElement, key: KeyObject, chainStart: Readonl
   const audit = child(root, 'AuditFile');
   const sources = child(audit, 'SourceDocuments');
   let index = 0;
-  const unchecked: string[] = [];
   const seen = new Map<string, { number: number; hash: string; date: string; sed: string }>();
-  const result = (broken?: SaftReport['broken']): SaftReport => ({ ok: !broken, documents: broken ? index - 1 : index, series: seen.size, unchecked, ...(broken ? { broken } : {}) });
+  const result = (broken?: SaftReport['broken']): SaftReport => ({ ok: !broken, documents: broken ? index - 1 : index, series: seen.size, ...(broken ? { broken } : {}) });
   if (!audit) return result({ document: '', index: 0, reason: 'not a SAF-T file (no AuditFile element)' });
   for (const s of SECTIONS) {
     for (const doc of children(child(sources, s.section), s.doc)) {
@@ -71,6 +69,10 @@ export function verifySaft(root: XmlElement, key: KeyObject, chainStart: Readonl
         previous = before.hash;
       } else {
         previous = number === 1 ? '' : chainStart[m[1] as string];
+        // documents taken from the start of a series would otherwise leave a file that verifies
+        if (previous === undefined) {
+          return fail(`cannot be verified: it is the first document of series ${m[1] as string} in the file but not its number 1, and the hash of number ${number - 1} is not given (chain-start.json)`);
+        }
       }
       const gross = amount(grossText);
       const net = amount(textOf(totals, 'NetTotal'));
@@ -87,9 +89,7 @@ export function verifySaft(root: XmlElement, key: KeyObject, chainStart: Readonl
       const tolerance: Dec = { v: BigInt(Math.max(1, docLines.length)), s: 2 };
       const lineSum = abs(sub(credit, debit));
       if (cmp(abs(sub(lineSum, net)), tolerance) > 0) return fail(`the lines add up to ${fmtMoney(lineSum)}, NetTotal is ${textOf(totals, 'NetTotal') ?? ''}`);
-      if (previous === undefined) {
-        unchecked.push(no);
-      } else if (!verifyMessage(key, hashMessage({ invoiceDate: date, systemEntryDate: sed, invoiceNo: no, grossTotal: grossText, previousHash: previous }), hash)) {
+      if (!verifyMessage(key, hashMessage({ invoiceDate: date, systemEntryDate: sed, invoiceNo: no, grossTotal: grossText, previousHash: previous }), hash)) {
         return fail(number === 1 || before ? 'the hash does not verify (the document was changed, or the chain is broken)' : 'the hash does not verify with the chain start of its series');
       }
       seen.set(seriesKey, { number, hash, date, sed });
@@ -101,8 +101,7 @@ export function verifySaft(root: XmlElement, key: KeyObject, chainStart: Readonl
 
 export function describeSaftReport(r: SaftReport): string {
   if (!r.ok) return `BROKEN at document ${r.broken?.index ?? 0} (${r.broken?.document ?? ''}): ${r.broken?.reason ?? ''}`;
-  const note = r.unchecked.length ? `; not checked (the hash before them is not in the file): ${r.unchecked.join(', ')}` : '';
-  return `OK: ${r.documents} documents in ${r.series} series, hash chains and signatures verify${note}`;
+  return `OK: ${r.documents} documents in ${r.series} series, hash chains and signatures verify`;
 }
 
 async function entryBytes(zip: ZipFile, entry: Entry): Promise<Buffer> {
