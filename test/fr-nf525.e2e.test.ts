@@ -306,7 +306,7 @@ describe('France NF525', () => {
       const codes = csv.trim().split('\n').slice(1).map((l) => l.split(';')[2]);
       const i70 = codes.indexOf('70');
       assert.ok(i70 > 0 && codes[i70 + 1] === '90', codes.join(' '));
-      assert.match(csv, /;90;Erreur;[^;]*;signature impossible: #DEVICE_FAILED;/);
+      assert.match(csv, /;90;Erreur;[^;]*;signature impossible \(transaction\): #DEVICE_FAILED;/);
       // a changed Cfg is a JET event at once, in a log record of its own
       const before = codes.length;
       assert.equal((await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Café du Port', Ctry: 'FR' } } })).status, 200);
@@ -314,6 +314,257 @@ describe('France NF525', () => {
       assert.deepEqual(after.slice(before), ['70', '50'], 'the Cfg change, then the export that reads it (journaled before it is read)');
       const state = await get(`${svc.url}/state`);
       assert.equal(state.status, 200);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
+/** A French register on a fresh service: profile attributes, then the Cfg. */
+async function frService(clock: ManualClock, attributes = ''): Promise<TestService> {
+  const svc = await startTestService({ clock });
+  if (attributes) assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', Attributes: attributes })).status, 200);
+  assert.equal((await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Épicerie', Ctry: 'FR' } } })).status, 200);
+  return svc;
+}
+
+/** `efr verify --country fr` on an export written to a temporary file. */
+function verifyBuffer(body: Buffer | string, name: string): { code: number | null; out: string } {
+  const dir = tempDir('efr-fr-v-');
+  try {
+    const file = join(dir, name);
+    writeFileSync(file, body);
+    return efrVerify(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function downloadWith(svc: TestService, query: string): Promise<Buffer> {
+  const res = await request(`${svc.url}/export?${query}`);
+  const body = Buffer.from(await res.body.arrayBuffer());
+  assert.equal(res.statusCode, 200, body.toString());
+  return body;
+}
+
+describe('France NF525: fixes of the review', () => {
+  test('three parallel duplicates of one ticket are DUPLICATA n° 1, 2 and 3', async () => {
+    const svc = await frService(new ManualClock(new Date(2026, 4, 28, 9, 0, 0)));
+    try {
+      const s = await registerSale(svc);
+      const dups = await Promise.all([1, 2, 3].map(() => register(svc, { TL: '1', TT: '1', NFS: 'DUP', RFN: s.FN })));
+      assert.deepEqual(dups.map((d) => tag(d, 'Dup')).sort(), ['DUPLICATA n° 1', 'DUPLICATA n° 2', 'DUPLICATA n° 3']);
+      assert.deepEqual(dups.map((d) => d.Payload.split(';').at(-2)).sort(), ['1', '2', '3'], 'the signed count too');
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  test('a TN with a carriage return is signed as sent and export.xml verifies', async () => {
+    const svc = await frService(new ManualClock(new Date(2026, 4, 28, 9, 0, 0)));
+    try {
+      const s = await registerSale(svc, { TN: '7\r8' });
+      assert.match(s.Payload, /;1\/1\/7\r8;/);
+      const xml = await download(svc, 'nf525-export');
+      const v = verifyBuffer(xml, 'export.xml');
+      assert.equal(v.code, 0, v.out);
+      assert.match(v.out, /OK: \d+ signed records verify; .*sealed/);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  test('a period export holds a ticket dated back among the period\'s records: the chains have no gap and verify', async () => {
+    const clock = new ManualClock(new Date(2026, 4, 29, 10, 0, 0));
+    const svc = await frService(clock);
+    try {
+      for (const d of ['2026-05-29T10:00:00', '2026-05-28T18:00:00', '2026-05-29T10:05:00']) {
+        clock.advance(60_000);
+        await registerSale(svc, { D: d });
+      }
+      const xml = await downloadWith(svc, 'type=nf525-export&from=2026-05-29');
+      const records = xmlRecords(xml.toString());
+      assert.deepEqual(records.filter((r) => r.chain === 'T').map((r) => r.n), [1, 2, 3], 'ticket 2, dated 05-28, is in the export');
+      assert.match(xml.toString(), /Complete="0" From="2026-05-29"/);
+      const v = verifyBuffer(xml, 'export.xml');
+      assert.equal(v.code, 0, v.out);
+      // the JET of the period: its numbers follow each other, each naming the signature before it
+      const lines = (await downloadWith(svc, 'type=nf525-jet&from=2026-05-29')).toString().trim().split('\r\n').slice(1).map((l) => l.split(';'));
+      lines.forEach((l, i) => {
+        assert.equal(l[1], String(i + 1));
+        // Signature and Previous are the last two columns (a Detail may hold a quoted ;)
+        assert.equal(l.at(-1), i > 0 ? lines[i - 1]?.at(-2) : 'GENESIS');
+      });
+      assert.equal((await downloadWith(svc, 'type=nf525-total&from=2026-05-29')).toString().includes('<Perpetual GT="14.10"'), true);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  test('amounts with more than 2 decimals are refused, naming the field; trailing zeros are exact', async () => {
+    const svc = await frService(new ManualClock(new Date(2026, 4, 28, 9, 0, 0)));
+    try {
+      const refused = async (body: object, field: string): Promise<void> => {
+        const r = await post(`${svc.url}/register`, body);
+        assert.equal(r.status, 400, r.text);
+        assert.match(r.text, new RegExp(`${field.replace(/[[\].]/g, '\\$&')}.*exact to the cent`));
+      };
+      await refused(sale({ PayA: [{ _: 'Pay', Dsc: 'Cash', PayG: 'cash', Amt: '0.005' }] }, [['A', '0.005']]), 'ESR.T');
+      await refused(sale({}, [['A', '3.505'], ['B', '1.195']]), 'ESR.PosA[0].Amt');
+      await refused(sale({ PayA: [{ _: 'Pay', Dsc: 'Cash', PayG: 'cash', Amt: '2.355' }, { _: 'Pay', Dsc: 'Card', PayG: 'creditcard', Amt: '2.345' }] }), 'ESR.PayA[0].Amt');
+      const ok = await registerSale(svc, { T: '4.700' });
+      assert.match(ok.Payload, /;Vente;4\.70;/);
+      assert.equal(tag(ok, 'Nr'), '1', 'the refused ones took no number');
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  test('NFS=CLOSE with Test=1 or FR_Trainer=1 is refused and closes nothing', async () => {
+    const svc = await frService(new ManualClock(new Date(2026, 4, 28, 9, 0, 0)));
+    try {
+      await registerSale(svc);
+      for (const flag of ['Test', 'FR_Trainer']) {
+        const r = await post(`${svc.url}/register`, { Tra: { ESR: { TL: '1', TT: '1', NFS: 'CLOSE', FR_Closing: 'M', [flag]: '1' } } });
+        assert.equal(r.status, 400, r.text);
+        assert.match(r.text, new RegExp(`ESR\\.${flag}.*cannot be a test or training`));
+      }
+      const total = (await download(svc, 'nf525-total')).toString();
+      assert.doesNotMatch(total, /<Closing /);
+      assert.match(total, /<Open Period="M" PeriodId="2026-05" Count="1" Total="4\.70"/);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  test('a JET error stays noted when the next record fails; a different key is a JET error too', async () => {
+    const svc = await frService(new ManualClock(new Date(2026, 4, 28, 9, 0, 0)));
+    try {
+      const first = await registerSale(svc);
+      const dir = join(svc.dataDir, 'fr', 'def');
+      const pem = readFileSync(join(dir, 'key.pem'));
+      rmSync(join(dir, 'key.pem'));
+      assert.equal((await post(`${svc.url}/register`, sale())).status, 406);
+      writeFileSync(join(dir, 'key.pem'), pem);
+      // refused inside the signing section, after the waiting events were read
+      const dup = await post(`${svc.url}/register`, { Tra: { ESR: { TL: '1', TT: '1', NFS: 'DUP', RFN: '999' } } });
+      assert.equal(dup.status, 400, dup.text);
+      const next = await registerSale(svc);
+      assert.deepEqual(next.FR_JET?.map((e: { Code: string }) => e.Code), ['90'], 'the error is journaled with the next signed record');
+      assert.match(next.FR_JET[0].Detail, /signature impossible \(transaction\): #DEVICE_FAILED/);
+      // another key in place of the register's: refused, and noted
+      const other = await import('node:crypto').then((c) => c.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      writeFileSync(join(dir, 'key.pem'), other);
+      const refused = await post(`${svc.url}/register`, sale());
+      assert.equal(refused.status, 406, refused.text);
+      writeFileSync(join(dir, 'key.pem'), pem);
+      const back = await registerSale(svc);
+      assert.equal(back.FR_JET?.[0]?.Code, '90', JSON.stringify(back.FR_JET));
+      assert.match(back.FR_JET[0].Detail, new RegExp(`signature impossible \\(transaction 1/1/\\d+, clé [0-9a-f]{16} au lieu de ${first.ID}\\)`));
+      assert.ok(back.Payload.endsWith(`;${next.Signature}`), 'the chain goes on with the register key');
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  test('with the key gone all four exports answer and verify; their JET events are journaled when the key is back', async () => {
+    const svc = await frService(new ManualClock(new Date(2026, 4, 28, 9, 0, 0)));
+    try {
+      await registerSale(svc);
+      await registerSale(svc);
+      const dir = join(svc.dataDir, 'fr', 'def');
+      const pem = readFileSync(join(dir, 'key.pem'));
+      rmSync(join(dir, 'key.pem'));
+      const xml = await download(svc, 'nf525-export');
+      assert.match(xml.toString(), /<Seal Key="instance"/);
+      const v = verifyBuffer(xml, 'export.xml');
+      assert.equal(v.code, 0, v.out);
+      assert.match(v.out, /sealed with the service's instance key/);
+      const total = (await download(svc, 'nf525-total')).toString();
+      assert.match(total, /<Perpetual GT="9\.40"/);
+      assert.match((await download(svc, 'nf525-jet')).toString(), /;30;Initialisation/);
+      const zip = await download(svc, 'nf525-jou');
+      const z = verifyBuffer(zip, 'jou.zip');
+      assert.equal(z.code, 0, z.out);
+      assert.match(z.out, /NF525: OK/);
+      assert.match(z.out, /seal: OK: sealed with the instance key/);
+      writeFileSync(join(dir, 'key.pem'), pem);
+      const next = await registerSale(svc);
+      assert.deepEqual(next.FR_JET?.map((e: { Code: string }) => e.Code), ['90', '50', '90', '50', '90', '50', '90', '60']);
+      assert.match(next.FR_JET[1].Detail, /^nf525-export \(2026-05-28T09:00:00, non signé alors\)$/);
+      const sealed = verifyBuffer(await download(svc, 'nf525-export'), 'export.xml');
+      assert.equal(sealed.code, 0, sealed.out);
+      assert.match(sealed.out, /; sealed$/m);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  test('export.xml is sealed: records removed at the end, a changed header, D or SQ, a missing seal are named', async () => {
+    const svc = await frService(new ManualClock(new Date(2026, 4, 28, 9, 0, 0)));
+    try {
+      for (let i = 0; i < 3; i++) await registerSale(svc);
+      const xml = (await download(svc, 'nf525-export')).toString();
+      const records = [...xml.matchAll(/<Record [\s\S]*?<\/Record>\n/g)].map((m) => m[0]);
+      const broken = (text: string, expected: RegExp): void => {
+        const v = verifyBuffer(text, 'export.xml');
+        assert.equal(v.code, 1, v.out);
+        assert.match(v.out, expected);
+      };
+      assert.equal(verifyBuffer(xml, 'export.xml').code, 0);
+      // the last record (the export's own JET event) removed
+      broken(xml.replace(records.at(-1) as string, ''), /BROKEN \(seal, last record SQ \d+\): the seal names chain E n° 2 as its last record; the file ends at n° 1: records were removed at the end/);
+      // Complete="1" made "0" and ticket n° 1 deleted: the chains alone would accept it
+      const t1 = records.find((r) => r.includes('Chain="T" N="1"')) as string;
+      broken(xml.replace('Complete="1"', 'Complete="0"').replace(t1, ''), /BROKEN \(seal, .*\): Complete="0" differs from the sealed value "1"/);
+      // the D attribute of ticket 2
+      const t2 = records.find((r) => r.includes('Chain="T" N="2"')) as string;
+      const sq2 = (/SQ="(\d+)"/.exec(t2) as RegExpExecArray)[1];
+      broken(xml.replace(t2, t2.replace(/ D="[^"]*"/, ' D="2026-05-01T00:00:00"')), new RegExp(`BROKEN at SQ ${sq2} \\(chain T n° 2\\): D "2026-05-01T00:00:00" differs from the signed D field`));
+      // the SQ attribute of ticket 2: out of order, then in order but not the sealed one
+      broken(xml.replace(t2, t2.replace(/SQ="\d+"/, 'SQ="99"')), /BROKEN at SQ \d+ \(chain T n° 3\): SQ \d+ after SQ 99: the records are not in ascending SQ order/);
+      const last = records.at(-1) as string;
+      broken(xml.replace(last, last.replace(/SQ="(\d+)"/, (_m, n: string) => `SQ="${Number(n) + 5}"`)), /the SQ or signatures of the records differ from the sealed digest/);
+      broken(xml.replace(/<Seal [^>]*\/>\n/, ''), /not sealed: the end of the chains cannot be checked/);
+
+      // jou.zip: its last record removed and the (unsigned) manifest made to agree: only the seal sees it
+      const work = tempDir('efr-fr-jou-');
+      try {
+        const files = await unzip(await download(svc, 'nf525-jou'), work);
+        const run = (): { status: number | null; stdout: string } => spawnSync(process.execPath, [join(work, 'verify.mjs')], { encoding: 'utf8', timeout: 30_000 });
+        const good = run();
+        assert.equal(good.status, 0, good.stdout);
+        assert.match(good.stdout, /seal: OK: sealed with the register key/);
+        const recs = JSON.parse(files['0000.jou'] as string) as Array<{ SQ: number }>;
+        const manifest = JSON.parse(files['manifest.json'] as string) as { lastSQ: number; count: number };
+        writeFileSync(join(work, '0000.jou'), `[\n${recs.slice(0, -1).map((r) => JSON.stringify(r)).join(',\n')}\n]\n`);
+        writeFileSync(join(work, 'manifest.json'), JSON.stringify({ ...manifest, lastSQ: manifest.lastSQ - 1, count: manifest.count - 1 }));
+        const cut = run();
+        assert.equal(cut.status, 1, cut.stdout);
+        assert.match(cut.stdout, /journal: OK/);
+        assert.match(cut.stdout, new RegExp(`seal: BROKEN \\(seal\\): manifest lastSQ "${manifest.lastSQ - 1}" differs from the sealed "${manifest.lastSQ}": records were removed at the end`));
+        rmSync(join(work, 'fr-seal.json'));
+        assert.match(run().stdout, /seal: BROKEN \(seal\): not sealed/);
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  test('Fiscal_ZLaunch: the automatic Z closes the day of the last ticket, before the month closing', async () => {
+    const clock = new ManualClock(new Date(2026, 4, 31, 18, 0, 0));
+    const svc = await frService(clock, 'Fiscal_ZLaunch');
+    try {
+      await registerSale(svc);
+      clock.advance(60_000);
+      await registerSale(svc);
+      clock.set(new Date(2026, 5, 1, 9, 0, 0));
+      await registerSale(svc);
+      const total = (await download(svc, 'nf525-total')).toString();
+      const closings = [...total.matchAll(/<Closing SQ="\d+" N="(\d+)" RN="def" Period="(\w)" PeriodId="([^"]*)" FN="[^"]*" D="[^"]*" Count="(\d+)"/g)].map((m) => `${m[1]} ${m[2]} ${m[3]} ${m[4]}`);
+      assert.deepEqual(closings, ['1 J 2026-05-31 2', '2 M 2026-05 2']);
     } finally {
       await svc.stop();
     }

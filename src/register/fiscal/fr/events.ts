@@ -24,11 +24,22 @@ export function notePending(dataDir: string, rn: string, ev: JetEvent): void {
   pendingErrors.set(pendingKey(dataDir, rn), list);
 }
 
-export function takePending(dataDir: string, rn: string): JetEvent[] {
+/** The events noted so far, left in place: a record that fails after reading them must not lose them. */
+export function peekPending(dataDir: string, rn: string): JetEvent[] {
+  return [...(pendingErrors.get(pendingKey(dataDir, rn)) ?? [])];
+}
+
+/** Removes the first `count` noted events, once they are signed into a record. */
+export function dropPending(dataDir: string, rn: string, count: number): void {
   const k = pendingKey(dataDir, rn);
-  const list = pendingErrors.get(k) ?? [];
-  pendingErrors.delete(k);
-  return list;
+  const rest = (pendingErrors.get(k) ?? []).slice(count);
+  if (rest.length) pendingErrors.set(k, rest);
+  else pendingErrors.delete(k);
+}
+
+/** The JET error of a signature that could not be made: `what` names what was refused. */
+export function noteSignatureError(dataDir: string, rn: string, what: string, e: unknown): void {
+  notePending(dataDir, rn, { kind: 'ERROR', detail: `signature impossible (${what}): ${e instanceof FiscalError ? e.code : 'clé illisible'}` });
 }
 
 /** What of the configuration the JET watches: the Cfg and the French attributes. */
@@ -59,15 +70,29 @@ export function signEvents(ledger: Ledger, key: FrKey, events: JetEvent[], d: st
  */
 export async function journalEvents(ctx: ServiceContext, reg: Register, events: JetEvent[]): Promise<void> {
   const rn = reg.state.rn;
-  const key = await loadKey(ctx.dataDir, rn, new Ledger(reg.state.country, rn).keyId === '');
+  const what = `JET ${events.map((e) => e.kind).join(' ') || 'CONFIG'}`;
+  let key: FrKey;
+  try {
+    key = await loadKey(ctx.dataDir, rn, new Ledger(reg.state.country, rn).keyId === '');
+  } catch (e) {
+    if (e instanceof FiscalError && e.code === '#DEVICE_FAILED') noteSignatureError(ctx.dataDir, rn, what, e);
+    throw e;
+  }
   const d = formatLocalDateTime(ctx.clock.now());
   const attributes = ctx.profiles.settings(rn).raw;
   // imported when needed: the pipeline imports the module registry, which imports this module
   const { appendRecord } = await import('../../pipeline.js');
   await appendRecord(ctx, reg, { type: 'log', data: { TS: d, Event: `NF525 JET ${events.map((e) => e.kind).join(' ')}` }, index: { d } }, (): Obj => {
     const ledger = new Ledger(reg.state.country, rn);
-    if (ledger.keyId !== '' && ledger.keyId !== key.keyId) throw new FiscalError('#DEVICE_FAILED', { value: key.file });
-    const all = [...takePending(ctx.dataDir, rn), ...events];
-    return { D: d, Type: 'JET', ID: key.keyId, FR_JET: signEvents(ledger, key, all, d, reg.state.cfg, attributes) };
+    if (ledger.keyId !== '' && ledger.keyId !== key.keyId) {
+      const e = new FiscalError('#DEVICE_FAILED', { value: key.file });
+      noteSignatureError(ctx.dataDir, rn, `${what}, clé ${key.keyId} au lieu de ${ledger.keyId}`, e);
+      throw e;
+    }
+    const pending = peekPending(ctx.dataDir, rn);
+    const fis = { D: d, Type: 'JET', ID: key.keyId, FR_JET: signEvents(ledger, key, [...pending, ...events], d, reg.state.cfg, attributes) };
+    // signed: they leave the waiting list only now
+    dropPending(ctx.dataDir, rn, pending.length);
+    return fis;
   });
 }

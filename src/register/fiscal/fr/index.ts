@@ -7,7 +7,7 @@
  * signed into its own chain. See docs/countries/fr.md.
  */
 import { FiscalError } from '../../../shared/errors.js';
-import { type Dec, ZERO, add, parseDec, sign } from '../../../shared/money.js';
+import { type Dec, ZERO, add, parseDec, sign, significantScale } from '../../../shared/money.js';
 import { type Obj, lines, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import type { BusinessCase } from '../../esr/business-case.js';
@@ -16,7 +16,7 @@ import type { Register } from '../../registers.js';
 import { GenericModule } from '../generic/index.js';
 import type { ExportFile, ExportRequest, FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
 import { FR_LETTERS } from '../tax-letters.js';
-import { fingerprintOf, journalEvents, notePending, signEvents, takePending } from './events.js';
+import { dropPending, fingerprintOf, journalEvents, noteSignatureError, peekPending, signEvents } from './events.js';
 import { type JetEvent } from './jet.js';
 import { type FrKey, loadKey, openedKey } from './keys.js';
 import { Ledger, type Period } from './ledger.js';
@@ -77,11 +77,25 @@ const TICKET_LABEL: Readonly<Record<string, string>> = { T: 'Ticket n° :', F: '
 const PERIOD_NAME: Readonly<Record<Period, string>> = { J: 'Clôture journalière', M: 'Clôture mensuelle', A: 'Clôture annuelle' };
 const PERIOD_EVENT: Readonly<Record<Period, JetEvent['kind']>> = { J: 'CLOSE_DAY', M: 'CLOSE_MONTH', A: 'CLOSE_YEAR' };
 
-function keyFor(dataDir: string, rn: string, ledger: Ledger): FrKey {
+function keyFor(dataDir: string, rn: string, ledger: Ledger, id: string): FrKey {
   const key = openedKey(dataDir, rn);
   // another key than the one the chains were started with would break every chain
-  if (!key || (ledger.keyId !== '' && ledger.keyId !== key.keyId)) throw new FiscalError('#DEVICE_FAILED', { value: key?.file ?? `fr key of ${rn}` });
+  if (!key || (ledger.keyId !== '' && ledger.keyId !== key.keyId)) {
+    const e = new FiscalError('#DEVICE_FAILED', { value: key?.file ?? `fr key of ${rn}` });
+    noteSignatureError(dataDir, rn, key ? `transaction ${id}, clé ${key.keyId} au lieu de ${ledger.keyId}` : `transaction ${id}, clé absente`, e);
+    throw e;
+  }
   return key;
+}
+
+/** The money fields NF525 signs and adds up: exact to the cent, or refused (never rounded silently). */
+function checkCents(esr: Obj): void {
+  const check = (field: string, v: string | undefined): void => {
+    const d = v === undefined ? undefined : parseDec(v);
+    if (d && significantScale(d) > 2) throw new FiscalError('#INVALID_VALUE', { field, detail: `"${v ?? ''}": NF525 amounts are exact to the cent (at most 2 decimals)` });
+  };
+  check('ESR.T', str(esr, 'T'));
+  for (const arr of ['PosA', 'TaxA', 'PayA']) lines(esr, arr).forEach((line, i) => check(`ESR.${arr}[${i}].Amt`, str(line, 'Amt')));
 }
 
 export class FrModule implements FiscalModule {
@@ -97,6 +111,7 @@ export class FrModule implements FiscalModule {
   };
 
   validate(esr: Obj, bc: BusinessCase): void {
+    checkCents(esr);
     const op = str(esr, 'FR_OperationType');
     if (op !== undefined && bc.fiscal) {
       const expected = operationOf(totalOf(esr, taxesOf(esr)));
@@ -111,6 +126,11 @@ export class FrModule implements FiscalModule {
     if (nfs === CLOSE) {
       const p = str(esr, 'FR_Closing');
       if (p !== 'M' && p !== 'A') throw new FiscalError('#INVALID_VALUE', { field: 'ESR.FR_Closing', detail: `M (month) or A (fiscal year) with NFS=${CLOSE}, got "${p ?? ''}"` });
+      // a test or training closing would close the real period: its totals are the real ones
+      if (bc.flags.includes('test')) {
+        const field = str(esr, 'Test') === '1' ? 'ESR.Test' : 'ESR.FR_Trainer';
+        throw new FiscalError('#INVALID_VALUE', { field, detail: `NFS=${CLOSE} closes the real month or fiscal year: it cannot be a test or training transaction` });
+      }
     }
   }
 
@@ -120,7 +140,7 @@ export class FrModule implements FiscalModule {
     try {
       await loadKey(input.dataDir, rn, new Ledger(input.state.country, rn).keyId === '');
     } catch (e) {
-      notePending(input.dataDir, rn, { kind: 'ERROR', detail: `signature impossible: ${e instanceof FiscalError ? e.code : 'clé illisible'}` });
+      noteSignatureError(input.dataDir, rn, 'transaction', e);
       throw e;
     }
   }
@@ -143,13 +163,15 @@ export class FrModule implements FiscalModule {
     const { esr, bc, state, attributes } = input;
     const rn = state.rn;
     const ledger = new Ledger(state.country, rn);
-    const key = keyFor(input.dataDir, rn, ledger);
+    const id = `${str(esr, 'TL') ?? ''}/${str(esr, 'TT') ?? ''}/${str(esr, 'TN') ?? ''}`;
+    const key = keyFor(input.dataDir, rn, ledger, id);
     const d = str(esr, 'D') ?? formatLocalDateTime(input.now);
     const fn = str(fis, 'FN') ?? '';
-    const id = `${str(esr, 'TL') ?? ''}/${str(esr, 'TT') ?? ''}/${str(esr, 'TN') ?? ''}`;
     const yearEnd = yearEndOf(attributes);
     const nfs = str(esr, 'NFS')?.toUpperCase();
-    const events: JetEvent[] = takePending(input.dataDir, rn);
+    // the events waiting to be journaled stay noted until this record has signed them (it may still fail)
+    const pending = peekPending(input.dataDir, rn);
+    const events: JetEvent[] = [...pending];
     const tags: Obj[] = Array.isArray(fis.Tag) ? [...(fis.Tag as Obj[])] : [];
     let kind: ChainKind | undefined;
     let fields: string[] = [];
@@ -159,7 +181,8 @@ export class FrModule implements FiscalModule {
     const closing = (p: Period): void => {
       const tot = ledger.totals(p);
       const { gt, gtAbs } = ledger.perpetual();
-      const periodId = p === 'J' ? d.slice(0, 10) : p === 'M' ? ledger.periodId('M') || monthOf(d) : ledger.periodId('A') || fiscalYearOf(d, yearEnd);
+      // the day closed is the day of its last transaction (a Fiscal_ZLaunch Z is made the next day)
+      const periodId = p === 'J' ? (state.zLastD || d).slice(0, 10) : p === 'M' ? ledger.periodId('M') || monthOf(d) : ledger.periodId('A') || fiscalYearOf(d, yearEnd);
       kind = 'G';
       type = PERIOD_NAME[p];
       fields = [rn, p, periodId, fn, d, String(tot.count), amount(tot.t), formatTaxes(tot.taxes), amount(gt), amount(gtAbs)];
@@ -217,6 +240,7 @@ export class FrModule implements FiscalModule {
     }
     const jet = signEvents(ledger, key, events, d, state.cfg, attributes);
     if (jet.length) out.FR_JET = jet;
+    dropPending(input.dataDir, rn, pending.length);
     if (tags.length) out.Tag = tags;
     return out;
   }

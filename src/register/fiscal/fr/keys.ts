@@ -5,7 +5,7 @@
  * signs wrongly fails the record instead of printing a false signature.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FiscalError } from '../../../shared/errors.js';
@@ -48,6 +48,17 @@ export class FrKey {
 }
 
 const opened = new Map<string, FrKey>();
+/** The file as it was when its key was loaded: a key file replaced meanwhile is read again (and refused if it is another key). */
+const stamps = new Map<string, string>();
+
+function stampOf(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '';
+  }
+}
 const opening = new Map<string, Promise<FrKey>>();
 
 /** The key already loaded by `loadKey` (the synchronous section cannot load one). */
@@ -65,7 +76,7 @@ export function loadKey(dataDir: string, rn: string, create: boolean): Promise<F
   const file = join(dir, 'key.pem');
   const cached = opened.get(file);
   const present = existsSync(file);
-  if (cached && present) return Promise.resolve(cached);
+  if (cached && present && stamps.get(file) === stampOf(file)) return Promise.resolve(cached);
   if (!present && !create) {
     opened.delete(file);
     return Promise.reject(new FiscalError('#DEVICE_FAILED', { value: file }));
@@ -84,7 +95,9 @@ export function loadKey(dataDir: string, rn: string, create: boolean): Promise<F
       }
       let key: FrKey;
       try {
+        const stamp = stampOf(file);
         key = new FrKey(file, createPrivateKey(readFileSync(file)));
+        stamps.set(file, stamp);
       } catch {
         opened.delete(file);
         throw new FiscalError('#DEVICE_FAILED', { value: file });
@@ -95,4 +108,26 @@ export function loadKey(dataDir: string, rn: string, create: boolean): Promise<F
     opening.set(file, p);
   }
   return p;
+}
+
+/** The register's public key as exported: its PEM and key id. */
+export interface FrPublicKey {
+  keyId: string;
+  pem: string;
+}
+
+/**
+ * The public key for the exports, from `public.pem`: exports need no private key, so that a register
+ * whose key is gone can still hand over its records. The loaded key when the file cannot be read.
+ */
+export function readPublicKey(dataDir: string, rn: string): FrPublicKey {
+  const file = join(keyDir(dataDir, rn), 'public.pem');
+  try {
+    const key = createPublicKey(readFileSync(file));
+    return { keyId: createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16), pem: key.export({ type: 'spki', format: 'pem' }) as string };
+  } catch {
+    const loaded = openedKey(dataDir, rn);
+    if (loaded) return { keyId: loaded.keyId, pem: loaded.publicKeyPem() };
+    throw new FiscalError('#DEVICE_FAILED', { value: file });
+  }
 }

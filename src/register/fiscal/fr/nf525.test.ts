@@ -9,7 +9,10 @@ import { loadKey } from './keys.js';
 import { Ledger } from './ledger.js';
 import { fiscalYearOf, fiscalYearSpan, yearEndOf } from './periods.js';
 import { GENESIS, formatTaxes, parseTaxes, signatureExtract, signedString, splitSignedString } from './signed-string.js';
-import { certificationOf, operationOf } from './index.js';
+import { FiscalError } from '../../../shared/errors.js';
+import { classify } from '../../esr/business-case.js';
+import { FrModule, certificationOf, operationOf } from './index.js';
+import { parseSeal, sealPayload } from './seal.js';
 import { type FrItem, describeFrReport, frItemsOfRecord, verifyFrItems } from './verify-core.js';
 
 test('signed strings: fields joined by ;, a ; or % inside a value escaped and read back', () => {
@@ -77,4 +80,26 @@ test('the key is created once under concurrent first requests; signatures chain 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('validate: every amount NF525 signs or adds up is exact to the cent (TaxA too); trailing zeros are', () => {
+  const m = new FrModule();
+  const esr = (amt: string) => ({ T: '1.00', TaxA: [{ _: 'Tax', TaxG: 'A', Prc: '20', Amt: amt }] });
+  assert.throws(
+    () => m.validate(esr('1.005'), classify(esr('1.005'))),
+    (e: unknown) => e instanceof FiscalError && e.code === '#INVALID_VALUE' && e.params.field === 'ESR.TaxA[0].Amt',
+  );
+  assert.doesNotThrow(() => m.validate(esr('1.000'), classify(esr('1.000'))));
+});
+
+test('seal: the header, the number of records and the last record of every chain, read back', () => {
+  const items = [
+    { sq: 2, chain: 'T', n: '1', signature: 's1' },
+    { sq: 2, chain: 'E', n: '1', signature: 'e1' },
+    { sq: 3, chain: 'T', n: '2', signature: 's2' },
+  ];
+  const p = sealPayload({ rn: 'a;b', exported: '2026-05-28T09:00:00', complete: '1', from: '', till: '' }, items);
+  assert.match(p, /^FR1;SEAL;a%3Bb;2026-05-28T09:00:00;1;;;3;[A-Za-z0-9_-]{43};E:1:e1\|T:2:s2$/);
+  assert.deepEqual({ ...parseSeal(p), digest: '' }, { rn: 'a;b', exported: '2026-05-28T09:00:00', complete: '1', from: '', till: '', records: '3', digest: '', chains: 'E:1:e1|T:2:s2' });
+  assert.notEqual(sealPayload({ rn: 'a;b', exported: '2026-05-28T09:00:00', complete: '1', from: '', till: '' }, [{ ...items[0], sq: 1 } as (typeof items)[number], ...items.slice(1)]), p, 'an SQ changes the digest');
 });

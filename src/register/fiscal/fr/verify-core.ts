@@ -19,6 +19,8 @@ export interface FrItem {
   chain?: string;
   n?: string;
   previous?: string;
+  /** the record's date as the export lists it (export.xml), to compare with the signed D field */
+  d?: string;
 }
 
 export interface FrReport {
@@ -85,6 +87,7 @@ export function verifyFrItems(items: Iterable<FrItem>, publicKeyPem: string, cry
   const chains: Record<string, { first: number; last: number }> = {};
   const heads: Record<string, { n: number; sig: string }> = {};
   let count = 0;
+  let lastSq = 0;
   const fail = (sq: number, chain: string, n: string, reason: string): FrReport => ({ ok: false, count, chains, broken: { sq, chain, n, reason } });
   let key;
   try {
@@ -106,6 +109,13 @@ export function verifyFrItems(items: Iterable<FrItem>, publicKeyPem: string, cry
     if (item.chain !== undefined && item.chain !== kind) return fail(item.sq, kind, nText, `Chain "${item.chain}" differs from the signed string`);
     if (item.n !== undefined && item.n !== nText) return fail(item.sq, kind, nText, `N "${item.n}" differs from the signed string`);
     if (item.previous !== undefined && item.previous !== prev) return fail(item.sq, kind, nText, 'Previous differs from the previous signature in the signed string');
+    // the records in journal order; JET entries follow the other signed text of the same record
+    if (item.sq < lastSq || (item.sq === lastSq && kind !== 'E')) return fail(item.sq, kind, nText, `SQ ${item.sq} after SQ ${lastSq}: the records are not in ascending SQ order`);
+    lastSq = item.sq;
+    if (item.d !== undefined) {
+      const signedD = parts[3 + names.indexOf('D')] ?? '';
+      if (item.d !== signedD) return fail(item.sq, kind, nText, `D "${item.d}" differs from the signed D field "${signedD}"`);
+    }
     if (item.fields) {
       for (let i = 0; i < names.length; i++) {
         const name = names[i] ?? '';
@@ -148,5 +158,53 @@ export function describeFrReport(r: FrReport): string {
     .join(', ');
   if (r.ok) return `OK: ${r.count} signed records verify; chains ${chains || '(none)'}`;
   const b = r.broken as { sq: number; chain: string; n: string; reason: string };
+  if (b.chain === 'SEAL') return `BROKEN (seal, last record SQ ${b.sq}): ${b.reason}`;
   return `BROKEN at SQ ${b.sq} (chain ${b.chain || '?'} n° ${b.n || '?'}): ${b.reason}`;
+}
+
+/**
+ * The seal of jou.zip (`fr-seal.json`): `FR1;SEALJOU;<RN>;<exportedAt>;<Complete>;<From>;<Till>;<firstSQ>;<lastSQ>;<chain>:<n>|...`
+ * signed with the register key (`fr-public.pem`) or, when it could not sign, the instance key
+ * (`public.pem`). It names the manifest's range and the last number of every NF525 chain, which
+ * the unsigned manifest alone cannot prove: records removed at the end are seen. A zip without it
+ * is not OK.
+ */
+export function verifyFrJouSeal(sealText: string | undefined, manifestText: string, chains: Record<string, { first: number; last: number }>, frKeyPem: string, instanceKeyPem: string, crypto: VerifyCrypto): { ok: boolean; text: string } {
+  const bad = (reason: string): { ok: boolean; text: string } => ({ ok: false, text: `BROKEN (seal): ${reason}` });
+  if (sealText === undefined) return bad('not sealed (fr-seal.json missing): the end of the journal and of the chains cannot be checked');
+  let seal: Record<string, unknown>;
+  let manifest: Record<string, unknown>;
+  try {
+    seal = JSON.parse(sealText);
+    manifest = JSON.parse(manifestText);
+  } catch {
+    return bad('fr-seal.json or manifest.json is not JSON');
+  }
+  const payload = typeof seal.payload === 'string' ? seal.payload : '';
+  const instance = seal.key === 'instance';
+  let good = false;
+  try {
+    good = crypto.verify('sha256', Buffer.from(payload, 'utf8'), { key: crypto.createPublicKey(instance ? instanceKeyPem : frKeyPem), dsaEncoding: 'ieee-p1363' }, Buffer.from(typeof seal.signature === 'string' ? seal.signature : '', 'base64url'));
+  } catch {
+    good = false;
+  }
+  if (!good) return bad(`the seal's signature does not verify with ${instance ? 'public.pem (instance key)' : 'fr-public.pem'}`);
+  const p = payload.split(';').map((v) => v.replace(/%3B/g, ';').replace(/%25/g, '%'));
+  if (p.length !== 10 || p[0] !== 'FR1' || p[1] !== 'SEALJOU') return bad('not an FR1;SEALJOU signed text');
+  const s = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
+  const expected: Array<[string, string, string]> = [
+    ['RN', s(manifest.RN), p[2] ?? ''],
+    ['exportedAt', s(manifest.exportedAt), p[3] ?? ''],
+    ['Complete', manifest.firstSQ === 1 ? '1' : '0', p[4] ?? ''],
+    ['from', s(manifest.from), p[5] ?? ''],
+    ['till', s(manifest.till), p[6] ?? ''],
+    ['firstSQ', s(manifest.firstSQ), p[7] ?? ''],
+    ['lastSQ', s(manifest.lastSQ), p[8] ?? ''],
+  ];
+  for (const [name, inFile, inSeal] of expected) {
+    if (inFile !== inSeal) return bad(`manifest ${name} ${JSON.stringify(inFile)} differs from the sealed ${JSON.stringify(inSeal)}${name === 'lastSQ' ? ': records were removed at the end' : ''}`);
+  }
+  const present = Object.keys(chains).sort().map((k) => `${k}:${chains[k]?.last ?? ''}`).join('|');
+  if (present !== (p[9] ?? '')) return bad(`the chains end at ${present || '(none)'}, the seal names ${p[9] || '(none)'}: records were removed`);
+  return { ok: true, text: `OK: sealed with ${instance ? 'the instance key (public.pem; the register key could not sign)' : 'the register key (fr-public.pem)'}` };
 }

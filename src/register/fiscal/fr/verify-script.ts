@@ -4,17 +4,17 @@
  * copied from the functions this service runs, with a small main. Plain Node, no dependencies.
  */
 import { compareJouNames, describeReport, verifyJournalFiles } from '../../journal/export/verify-core.js';
-import { describeFrReport, frFieldNames, frItemsOfRecord, frSplit, verifyFrItems } from './verify-core.js';
+import { describeFrReport, frFieldNames, frItemsOfRecord, frSplit, verifyFrItems, verifyFrJouSeal } from './verify-core.js';
 
 export function frVerifyScript(generator: string): string {
-  const code = [compareJouNames, verifyJournalFiles, describeReport, frFieldNames, frSplit, frItemsOfRecord, verifyFrItems, describeFrReport].map((f) => f.toString());
+  const code = [compareJouNames, verifyJournalFiles, describeReport, frFieldNames, frSplit, frItemsOfRecord, verifyFrItems, describeFrReport, verifyFrJouSeal].map((f) => f.toString());
   // run from TypeScript source (tsx/esbuild keepNames) the text calls __name(fn, "name"); compiled by tsc it does not
   const shim = code.some((c) => c.includes('__name(')) ? 'const __name = (target) => target;\n\n' : '';
   return `#!/usr/bin/env node
 // Proof script of an EFR NF525 journal export (nf525-jou), written by ${generator}.
 // Usage: node verify.mjs [folder]   (default: the folder this script is in)
 // Needs Node.js 18 or later and nothing else: it uses only node:crypto, node:fs and node:path.
-// Exit code 0: the journal and every NF525 chain verify; 1: the first broken record is named.
+// Exit code 0: the journal, every NF525 chain and the seal verify; 1: the first broken record is named.
 import * as nodeCrypto from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -59,6 +59,9 @@ try {
 }
 const chains = verifyFrItems(items(), frKeyPem, nodeCrypto, complete);
 console.log(\`NF525: \${describeFrReport(chains)}\`);
-process.exitCode = journal.ok && chains.ok ? 0 : 1;
+const sealPath = join(folder, 'fr-seal.json');
+const seal = verifyFrJouSeal(existsSync(sealPath) ? readFileSync(sealPath, 'utf8') : undefined, manifestText, chains.chains, frKeyPem, publicKeyPem, nodeCrypto);
+console.log(\`seal: \${seal.text}\`);
+process.exitCode = journal.ok && chains.ok && seal.ok ? 0 : 1;
 `;
 }
