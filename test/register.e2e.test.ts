@@ -239,6 +239,20 @@ describe('business cases are classified and recorded', () => {
     const rec = JSON.parse((await import('node:zlib')).inflateRawSync(row.data).toString());
     assert.equal(rec.BCF, 'lineVoid test');
   });
+
+  test('country fields outside their country: FR_Trainer is no training mark, a bad PT_TaxExemptionCode is refused', async () => {
+    const trainer = await post(`${svc.url}/register`, sale({ TT: '22', FR_Trainer: '1' }));
+    assert.equal(trainer.status, 200, trainer.text);
+    assert.equal(trainer.json.TraC.Fis.Tag, undefined, 'a sale like any other on a register without country');
+    const exempt = await post(`${svc.url}/register`, sale({ TT: '22', PosA: [{ _: 'Pos', Dsc: 'Book', PT_TaxExemptionCode: 'M7', Amt: '4.70' }] }));
+    assert.equal(exempt.status, 400, exempt.text);
+    assert.match(exempt.json.TraC.Result.UserMessage, /ESR\.PosA\[0\]\.PT_TaxExemptionCode/);
+    // the code stands for TaxG: 0 %
+    const ok = await post(`${svc.url}/register`, sale({ TT: '22', PosA: [{ _: 'Pos', Dsc: 'Book', PT_TaxExemptionCode: 'M07', Amt: '4.70' }] }));
+    assert.equal(ok.status, 200, ok.text);
+    const tra = await get(`${svc.url}/tra?tl=1&tt=22&tn=${ok.json.TraC.ESR.TN}`);
+    assert.deepEqual(tra.json.Tra.ESR.TaxA, [{ _: 'Tax', TaxG: 'D', Prc: '0.00', Net: '4.70', TAmt: '0.00', Amt: '4.70' }]);
+  });
 });
 
 describe('TraS and Audit', () => {

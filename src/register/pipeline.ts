@@ -15,6 +15,7 @@ import { moduleFor } from './fiscal/registry.js';
 import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState, TransactionType } from './journal/types.js';
 import { type Register, initialState } from './registers.js';
+import type { Lease } from './key-locks.js';
 import { type References, loadReferences, stale } from './originals.js';
 import { type ZAccumulator, addToTotals, addToZ, closeZ, emptyZ, totalsTags } from './closing/z-report.js';
 import { rnOfQuery, rnOfTransaction } from './register-number.js';
@@ -184,6 +185,7 @@ function checkTransaction(ctx: ServiceContext, state: RegisterState, type: Trans
   const module = moduleFor(state.cfg);
   const norm = normalizeTra(esrIn, { now, letters: module.letters, assignTn: type === 'Tra', nextTn: (tl, tt, y) => nextTn(state, tl, tt, y) });
   const bc: BusinessCase = classify(norm.esr);
+  if (!bc.flags.includes('test') && module.isTraining?.(norm.esr)) bc.flags.push('test');
   checkRules(norm.esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type !== 'Tra' });
   module.validate(norm.esr, bc);
   return { esr: norm.esr, bc, warnings: norm.warnings, tnGenerated: norm.generated.TN };
@@ -197,9 +199,31 @@ export function checkBeforeCreating(ctx: ServiceContext, rn: string, doc: Doc): 
   checkTransaction(ctx, { ...initialState(rn), rid: -1 }, doc.root as TransactionType, esrIn, ctx.clock.now());
 }
 
-async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode, attempt = 0): Promise<Outcome> {
+/** The lock key of an original, company-wide like the originals themselves (originals.ts companyRids). */
+function refLockKey(reg: Register, ref: string): string {
+  const rn = reg.state.rn;
+  return `ref|${rn.slice(0, rn.indexOf('$') + 1) || rn}|${ref}`;
+}
+
+async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode): Promise<Outcome> {
   const type = doc.root as TransactionType;
   const esrIn = checkShape(type, doc.body);
+  const tnIn = str(esrIn, 'TN');
+  let tnKey: string[] = [];
+  if (type === 'Tra' && tnIn) {
+    const { tl, tt } = identityOf(esrIn);
+    tnKey = [`tn|${reg.state.rid}|${tl}/${tt}/${tnIn}`];
+  }
+  // held from the lookups until the commit: a transaction with the same TN or original waits for it
+  const lease = await ctx.registers.locks.acquire(tnKey);
+  try {
+    return await registerHeld(ctx, reg, type, esrIn, mode, lease);
+  } finally {
+    lease.release();
+  }
+}
+
+async function registerHeld(ctx: ServiceContext, reg: Register, type: TransactionType, esrIn: Obj, mode: Mode, lease: Lease, attempt = 0): Promise<Outcome> {
   const { ch, rh } = contentHashes(esrIn);
   const dIn = str(esrIn, 'D');
   const year = dIn ? yearOf(dIn) : ctx.clock.now().getFullYear();
@@ -208,6 +232,11 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     const original = await findDuplicate(ctx, reg, mode, esrIn, ch, rh, year);
     if (original) return { sealed: sealedOf(original), duplicate: true };
     refs = await loadReferences(ctx, reg, esrIn);
+    // the original's lock, then its lookups again: another void, return or reprint of it may just have committed
+    while (refs.ref !== undefined && !lease.holds(refLockKey(reg, refs.ref))) {
+      await lease.add(refLockKey(reg, refs.ref));
+      refs = await loadReferences(ctx, reg, esrIn);
+    }
   }
   const tnIn = str(esrIn, 'TN');
   const settings = ctx.profiles.settings(reg.state.rn);
@@ -218,11 +247,17 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   // Fiscal_ZLaunch: the first transaction of a new date is preceded by a Z of the day before
   const zLaunch = type === 'Tra' && !closingAsked && settings.raw.has('fiscal_zlaunch') && reg.state.zCount > 0 && reg.state.zLastD.slice(0, 10) !== day;
   let day0: Closing | undefined;
-  if (closingAsked || zLaunch) day0 = await openClosing(ctx, reg);
-  else if (reg.closing) {
+  if (closingAsked || zLaunch) {
+    day0 = await openClosing(ctx, reg);
+    // another transaction of the new day may have made the Z while this one waited for the lock
+    if (zLaunch && !(reg.state.zCount > 0 && reg.state.zLastD.slice(0, 10) !== day)) {
+      day0.release();
+      return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt);
+    }
+  } else if (reg.closing) {
     // a Z is being computed from the journal: register after it
     await reg.closing;
-    return registerTra(ctx, reg, doc, mode, attempt);
+    return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt);
   }
   // From here to the submit nothing awaits: the register's head cannot move under us.
   // What the awaits above looked at may have changed meanwhile (another transaction with this TN, or
@@ -232,7 +267,7 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
     day0?.release();
     if (attempt >= 5) throw new FiscalError('#INTERNAL');
     await conflict;
-    return registerTra(ctx, reg, doc, mode, attempt + 1);
+    return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt + 1);
   }
   try {
     const now = ctx.clock.now();

@@ -6,6 +6,7 @@ import { type Lang, asLang } from '../shared/errors.js';
 import { type Obj, obj, str } from './codec/index.js';
 import { GENESIS } from './journal/chain.js';
 import { emptyTotals } from './closing/z-report.js';
+import { KeyLocks } from './key-locks.js';
 import type { JournalRecord, JournalStore, RecordType, RegisterState } from './journal/types.js';
 
 export interface CachedResponse {
@@ -34,6 +35,8 @@ export function initialState(rn: string): Omit<RegisterState, 'rid'> {
 }
 
 export class Registers {
+  /** serializes transactions with the same TN or naming the same original (pipeline.ts) */
+  readonly locks = new KeyLocks();
   private readonly byRn = new Map<string, Register>();
   private readonly byRid = new Map<number, Register>();
   private readonly creating = new Map<string, Promise<Register>>();

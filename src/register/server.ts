@@ -93,11 +93,12 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     logger = pino({ level: 'info' }, pino.destination({ dest: join(logDir, 'efr.log'), sync: false, mkdir: true }));
   }
   const app = buildApp(ctx, logger);
+  // journaled before the first request can be (France's JET: the start comes first)
+  await serviceEvent(ctx, 'start', logger);
   await app.listen({ port: options.port, host: options.host ?? '0.0.0.0' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   logger?.info({ type: 'START_EFR', port, dataDir: options.dataDir, version: ctx.version }, 'register service started');
-  await serviceEvent(ctx, 'start', logger);
   // daily tasks (the German TSE's self test and backups); unref'd: they never keep the process alive
   const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled TSE or backup task failed; tried again in an hour');
   const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);

@@ -40,8 +40,7 @@ export function classify(esr: Obj): BusinessCase {
   }
   if (isObj(esr.Ctm) || /invoice/i.test(str(esr, 'DT') ?? '')) flags.add('invoice');
   if (str(esr, 'DD')) flags.add('einvoice');
-  // FR_Trainer=1 (France) is a training ticket like Test=1: outside the totals and closings
-  if (str(esr, 'Test') === '1' || str(esr, 'FR_Trainer') === '1') flags.add('test');
+  if (str(esr, 'Test') === '1') flags.add('test');
 
   const nfs = str(esr, 'NFS');
   if (nfs) return { kind: own(NFS_KIND, nfs.toUpperCase()) ?? 'nonfiscal', flags: [...flags], fiscal: false };

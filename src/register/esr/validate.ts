@@ -89,7 +89,9 @@ export function checkShape(root: string, body: Obj): Obj {
       checkFields(field, line, LINE_FIELDS[type] ?? {});
       let required = type === 'Pos' && str(line, 'PTY') === 'Mod' ? (LINE_REQUIRED.Mod ?? []) : (LINE_REQUIRED[type] ?? []);
       // a Portuguese exemption code stands for the tax group (0 %): the spec's alternative to TaxG
-      if (type === 'Pos' && str(line, 'PT_TaxExemptionCode')?.trim()) required = required.filter((r) => r !== 'TaxG');
+      const exemption = type === 'Pos' ? str(line, 'PT_TaxExemptionCode')?.trim() : undefined;
+      if (exemption && !/^M\d{2}$/.test(exemption)) throw new FiscalError('#INVALID_VALUE', { field: `${field}.PT_TaxExemptionCode`, detail: `an exemption code M01..M99, got "${exemption}"` });
+      if (exemption) required = required.filter((r) => r !== 'TaxG');
       for (const r of required) {
         if ((str(line, r) ?? '').trim() === '') throw new FiscalError('#MISSING_FIELD', { field: `${field}.${r}` });
       }

@@ -73,6 +73,8 @@ export interface FiscalModule {
   readonly letters: TaxLetters;
   /** country rules on top of the generic validation; throws FiscalError */
   validate(esr: Obj, bc: BusinessCase): void;
+  /** a country's own mark of a training transaction (France: FR_Trainer=1), flagged `test` like Test=1 */
+  isTraining?(esr: Obj): boolean;
   /** a TN sent by the POS may not be used again in another year either (the default: once per year) */
   readonly uniqueTn?: boolean;
   /** signs, counts and chains; returns the Fis element of the answer */

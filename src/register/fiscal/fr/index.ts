@@ -110,6 +110,11 @@ export class FrModule implements FiscalModule {
     'nf525-jou': (req) => exportJou(req),
   };
 
+  /** FR_Trainer=1: a training ticket, outside the NF525 totals and the core's Z and grand totals */
+  isTraining(esr: Obj): boolean {
+    return str(esr, 'FR_Trainer') === '1';
+  }
+
   validate(esr: Obj, bc: BusinessCase): void {
     checkCents(esr);
     const op = str(esr, 'FR_OperationType');
