@@ -14,6 +14,9 @@ import { journalRoutes } from './routes/journal.js';
 import { reprintRoutes } from './routes/reprint.js';
 import { repoRoutes } from './routes/repo.js';
 import { exportRoutes } from './routes/export.js';
+import { renderRoutes } from './routes/render.js';
+import { layoutsRoutes } from './routes/layouts.js';
+import { qrRoutes } from './routes/qr.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -89,5 +92,8 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   reprintRoutes(app, ctx);
   repoRoutes(app, ctx);
   exportRoutes(app, ctx);
+  renderRoutes(app, ctx);
+  layoutsRoutes(app, ctx);
+  qrRoutes(app, ctx);
   return app;
 }

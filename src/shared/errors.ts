@@ -310,6 +310,42 @@ const defs = {
       nl: 'Niet gevonden: {value}',
     },
   },
+  '#FILE_NOT_FOUND': {
+    rc: 'BAD', status: 404,
+    msg: {
+      en: 'Layout {value} does not exist',
+      de: 'Layout {value} existiert nicht',
+      fr: 'La mise en page {value} n\'existe pas',
+      nl: 'Layout {value} bestaat niet',
+    },
+  },
+  '#MISSING_FILE': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The request has no file (multipart form field "file" with a .pug or .ejs file)',
+      de: 'Die Anfrage enthält keine Datei (Formularfeld "file" mit einer .pug- oder .ejs-Datei)',
+      fr: 'La requête ne contient pas de fichier (champ "file" avec un fichier .pug ou .ejs)',
+      nl: 'Het verzoek bevat geen bestand (formulierveld "file" met een .pug- of .ejs-bestand)',
+    },
+  },
+  '#PUG_SYNTAX_ERROR': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The template {value} cannot be compiled: {detail}',
+      de: 'Die Vorlage {value} kann nicht übersetzt werden: {detail}',
+      fr: 'Le modèle {value} ne peut pas être compilé : {detail}',
+      nl: 'De sjabloon {value} kan niet worden gecompileerd: {detail}',
+    },
+  },
+  '#FILE_EXISTS': {
+    rc: 'BAD', status: 409,
+    msg: {
+      en: 'Layout {value} exists already; replace it with PUT',
+      de: 'Layout {value} existiert bereits; mit PUT ersetzen',
+      fr: 'La mise en page {value} existe déjà ; la remplacer avec PUT',
+      nl: 'Layout {value} bestaat al; vervang het met PUT',
+    },
+  },
   '#TOO_LARGE': {
     rc: 'BAD', status: 413,
     msg: {
