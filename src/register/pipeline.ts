@@ -5,7 +5,7 @@
  */
 import { type Lang, FiscalError } from '../shared/errors.js';
 import { contentHashes } from '../shared/canonical.js';
-import { type Doc, type Format, type Obj, bodyFormat, decodeBody, responseFormat, str } from './codec/index.js';
+import { type Doc, type Format, type Obj, bodyFormat, decodeBody, isObj, responseFormat, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { type BusinessCase, classify } from './esr/business-case.js';
 import { formatLocalDateTime, yearOf } from './esr/datetime.js';
@@ -14,7 +14,8 @@ import { checkRules, checkShape } from './esr/validate.js';
 import { moduleFor } from './fiscal/registry.js';
 import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState, TransactionType } from './journal/types.js';
-import { type Register, initialState } from './registers.js';
+import { type CachedResponse, type Register, initialState } from './registers.js';
+import { fisQrImage } from './render/qr/fis-qr.js';
 import type { Lease } from './key-locks.js';
 import { type References, loadReferences, stale } from './originals.js';
 import { type ZAccumulator, addToTotals, addToZ, closeZ, emptyZ, totalsTags } from './closing/z-report.js';
@@ -309,6 +310,23 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
   }
 }
 
+/**
+ * Fis_QR: the answer carries the QR code of Fis.Code as a base64 image in Fis.QR (not journaled: it is
+ * made from Fis.Code). The transaction is registered already: an image that cannot be made is a warning.
+ */
+function withFisQr(answer: CachedResponse, fisQr: string | undefined): CachedResponse {
+  const fis = answer.body.Fis;
+  const code = isObj(fis) ? str(fis, 'Code') : undefined;
+  if (fisQr === undefined || !isObj(fis) || !code) return answer;
+  try {
+    return { ...answer, body: { ...answer.body, Fis: { ...fis, QR: fisQrImage(code, fisQr) } } };
+  } catch (e) {
+    const result = isObj(answer.body.Result) ? answer.body.Result : {};
+    const warnings = [...(Array.isArray(result.Warning) ? result.Warning : []), `Fis_QR: ${e instanceof Error ? e.message : String(e)}`];
+    return { ...answer, body: { ...answer.body, Result: { ...result, Warning: warnings } } };
+  }
+}
+
 /** A transaction still being committed that this one must see first: the same TL/TT/TN, or the same original. */
 function pendingConflict(ctx: ServiceContext, reg: Register, esrIn: Obj, tnIn: string | undefined, refs: References | undefined): Promise<void> | undefined {
   if (tnIn) {
@@ -460,11 +478,12 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       return failureReply(format, root, settings.testRc === 'BAD' ? { ...f, rc: 'BAD', status: 400 } : f, respond200);
     }
     const outcome = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode);
+    const fisQr = settings.raw.get('fis_qr');
     if (outcome.duplicate) {
       const sq = str(outcome.sealed.data, 'SQ') ?? '';
-      return reply(format, answerOf(outcome.sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] }));
+      return reply(format, withFisQr(answerOf(outcome.sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] }), fisQr));
     }
-    return reply(format, remember(reg, doc.root as RecordType, outcome.sealed));
+    return reply(format, withFisQr(remember(reg, doc.root as RecordType, outcome.sealed), fisQr));
   } catch (e) {
     return failureReply(format, root, failureOf(e, lang), respond200);
   }

@@ -3,6 +3,7 @@
  * Stored in the journal store's settings (not in the journal). A register's own profile
  * is laid over the instance profile (`def`).
  */
+import { parseFisQr } from '../render/qr/fis-qr.js';
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import { FiscalError } from '../../shared/errors.js';
 import type { Obj } from '../codec/index.js';
@@ -130,6 +131,8 @@ export class Profiles {
           }
           const keepAlive = attrs.get('tse_keepalive');
           if (keepAlive !== undefined && !/^\d{1,5}$/.test(keepAlive)) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.TSE_KeepAlive', expected: 'a whole number of seconds', value: keepAlive });
+          const fisQr = attrs.get('fis_qr');
+          if (fisQr !== undefined) parseFisQr(fisQr);
           current.Attributes = v;
           break;
         }
