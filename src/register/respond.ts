@@ -95,8 +95,12 @@ export function failureOf(e: unknown, lang: Lang): Failure {
   return { rc: def.rc, code: '#INTERNAL', userMessage: message('#INTERNAL', lang), status: def.status };
 }
 
+const LAYOUT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['#FILE_NOT_FOUND', '#MISSING_FILE', '#PUG_SYNTAX_ERROR', '#FILE_EXISTS']);
+
 export function failureReply(format: Format, root: string, f: Failure, respond200: boolean, warnings: readonly string[] = []): Reply {
   const result: Obj = { RC: f.rc, ErrorCode: f.code, UserMessage: f.userMessage };
+  // the spec's layout errors name a `Message` (the parser's message for a syntax error): the same text
+  if (LAYOUT_CODES.has(f.code)) result.Message = f.userMessage;
   if (warnings.length) result.Warning = warnings as Value[];
   return { status: statusOf(f.rc, respond200, f.status), contentType: contentType(format), body: encode(format, root, root === 'Result' ? result : { Result: result }) };
 }
