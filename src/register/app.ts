@@ -17,6 +17,12 @@ import { exportRoutes } from './routes/export.js';
 import { renderRoutes } from './routes/render.js';
 import { layoutsRoutes } from './routes/layouts.js';
 import { qrRoutes } from './routes/qr.js';
+import { authTokenRoutes } from './routes/auth-token.js';
+import { certificateRoutes } from './routes/certificates.js';
+import { clientCertificateHook } from './security/client-certificates.js';
+import { corsHook } from './security/cors.js';
+import { cloudTokenHook } from './security/cloud-auth.js';
+import { routeAccessHook } from './security/route-access.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -86,6 +92,15 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
     return send(res, failureReply(formatOf(req), 'Result', failure, false));
   });
 
+  // who may ask, in this order: a trusted TLS client certificate (when required), CORS (a preflight is
+  // answered here), the cloud bearer token, then the route's own rule (local-or-password, browser pages)
+  clientCertificateHook(app, ctx);
+  corsHook(app, ctx);
+  cloudTokenHook(app, ctx);
+  routeAccessHook(app, ctx);
+
+  authTokenRoutes(app, ctx);
+  certificateRoutes(app, ctx);
   transactionRoutes(app, ctx);
   configRoutes(app, ctx);
   journalRoutes(app, ctx);
