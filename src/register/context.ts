@@ -5,6 +5,8 @@ import type { JournalStore } from './journal/types.js';
 import type { Profiles } from './profile/profile.js';
 import type { Registers } from './registers.js';
 import type { Signer } from './security/signer.js';
+import type { TlsRuntime } from './security/tls-runtime.js';
+import type { CloudSettings } from './security/tokens.js';
 
 export interface ServiceContext {
   dataDir: string;
@@ -17,4 +19,10 @@ export interface ServiceContext {
   startedAt: number;
   version: string;
   envSettings: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** HTTPS and client certificates of the listener (issue 8); absent when the app runs without one (tests with inject) */
+  tls?: TlsRuntime;
+  /** the profile changed: the listener moves when HttpServer_Port or HttpServer_IPv4 changed (after the answer was sent) */
+  listenerSettingsChanged?: () => void;
+  /** cloud mode (bearer tokens, issue 8 point 1): token lifetimes; absent on a local instance */
+  cloud?: CloudSettings;
 }

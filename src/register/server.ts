@@ -14,6 +14,9 @@ import { SqliteJournalStore } from './journal/sqlite/sqlite-store.js';
 import { Profiles, envSettings } from './profile/profile.js';
 import { Registers } from './registers.js';
 import { loadOrCreateSigner } from './security/signer.js';
+import { openTls, tlsServerOptions } from './security/tls-runtime.js';
+import { Listener, listenTarget } from './listener.js';
+import { type CloudOptions, cloudSettingsOf } from './security/tokens.js';
 import { runScheduled } from './fiscal/de/schedule.js';
 import { moduleFor } from './fiscal/registry.js';
 
@@ -38,6 +41,8 @@ export interface ServeOptions {
   env?: NodeJS.ProcessEnv;
   /** log to the data folder (default true) */
   log?: boolean;
+  /** cloud mode: bearer tokens on every request (true, or token lifetimes); default EFR_CLOUD=true of env */
+  cloud?: boolean | CloudOptions;
 }
 
 export interface RunningService {
@@ -85,20 +90,39 @@ export async function openContext(dataDir: string, clock: Clock = systemClock, e
 }
 
 export async function startService(options: ServeOptions): Promise<RunningService> {
+  const cloud = cloudSettingsOf(options.cloud, options.env ?? process.env);
   const ctx = await openContext(options.dataDir, options.clock, options.env);
+  if (cloud) ctx.cloud = cloud;
   let logger: pino.Logger | undefined;
   if (options.log !== false) {
     const logDir = join(options.dataDir, 'log');
     mkdirSync(logDir, { recursive: true });
     logger = pino({ level: 'info' }, pino.destination({ dest: join(logDir, 'efr.log'), sync: false, mkdir: true }));
   }
+  // HTTPS when a server certificate can be used, else plain HTTP (and a log line); client certificates
+  const tls = openTls(options.dataDir, options.env ?? process.env, ctx.clock, logger);
+  ctx.tls = tls;
   const app = buildApp(ctx, logger);
   // journaled before the first request can be (France's JET: the start comes first)
   await serviceEvent(ctx, 'start', logger);
-  await app.listen({ port: options.port, host: options.host ?? '0.0.0.0' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  logger?.info({ type: 'START_EFR', port, dataDir: options.dataDir, version: ctx.version }, 'register service started');
+  await app.ready();
+  // the listener is ours, not Fastify's, so that a new HttpServer_Port moves it without a restart
+  const config = app.initialConfig;
+  const listener = new Listener(
+    (req, res) => app.routing(req, res),
+    () => tlsServerOptions(tls),
+    { keepAliveTimeout: config.keepAliveTimeout ?? 72_000, requestTimeout: 0, connectionTimeout: config.connectionTimeout ?? 0 },
+    logger,
+  );
+  tls.clientTrust.onChange(() => listener.refreshTls());
+  const listenOptions = { port: options.port, host: options.host };
+  await listener.listen(listenTarget(ctx.profiles.settings('def'), listenOptions, logger));
+  ctx.listenerSettingsChanged = () => {
+    const target = listenTarget(ctx.profiles.settings('def'), listenOptions, logger);
+    // after the answer to POST /profile: it is still in flight on the old server, which lets it finish
+    setImmediate(() => void listener.move(target).catch((e: unknown) => logger?.error({ err: e }, 'the listener could not move')));
+  };
+  logger?.info({ type: 'START_EFR', port: listener.port, https: tls.https, dataDir: options.dataDir, version: ctx.version }, 'register service started');
   // daily tasks (the German TSE's self test and backups); unref'd: they never keep the process alive
   const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled TSE or backup task failed; tried again in an hour');
   const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
@@ -107,12 +131,18 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   return {
     app,
     ctx,
-    port,
-    url: `http://127.0.0.1:${port}`,
+    get port() {
+      return listener.port;
+    },
+    get url() {
+      return `${tls.https ? 'https' : 'http'}://127.0.0.1:${listener.port}`;
+    },
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(daily);
+      // no new connections; the requests in flight are answered first
+      await listener.close();
       await app.close();
       await serviceEvent(ctx, 'stop', logger);
       await ctx.committer.drain();

@@ -6,6 +6,7 @@ import { obj, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { formatWithOffset } from './esr/datetime.js';
 import { countryOf } from './fiscal/registry.js';
+import { envSettingsView } from './profile/profile.js';
 
 /** Bytes under a folder (the data folder is small in file count: journal, keys, logs). */
 export function folderBytes(dir: string, depth = 0): number {
@@ -35,7 +36,7 @@ export function stateRecord(ctx: ServiceContext): Obj {
   const company = def ? str(obj(def.state.cfg, 'Cmp') ?? {}, 'Nam') ?? '' : '';
   const quota = Number(ctx.profiles.settings('def').raw.get('diskquota') ?? '1024');
   const env: Obj = {};
-  for (const [rn, settings] of ctx.envSettings) env[rn] = Object.fromEntries(settings);
+  for (const [rn, settings] of ctx.envSettings) env[rn] = envSettingsView(settings);
   return {
     pid: String(process.pid),
     arch: process.arch,

@@ -301,6 +301,24 @@ const defs = {
       nl: '{value} is alleen toegestaan vanaf deze machine of met het profielwachtwoord',
     },
   },
+  '#OUT_OF_SCOPE': {
+    rc: 'BAD', status: 403,
+    msg: {
+      en: 'The access token is for {scope}; {detail}',
+      de: 'Das Zugriffstoken gilt für {scope}; {detail}',
+      fr: 'Le jeton d\'accès est valable pour {scope} ; {detail}',
+      nl: 'Het toegangstoken geldt voor {scope}; {detail}',
+    },
+  },
+  '#UNAUTHORIZED': {
+    rc: 'BAD', status: 401,
+    msg: {
+      en: '{value} needs the system password or a user name and password for realm {realm}',
+      de: '{value} erfordert das Systempasswort oder einen Benutzernamen mit Passwort für den Bereich {realm}',
+      fr: '{value} nécessite le mot de passe système ou un nom d\'utilisateur et un mot de passe pour le domaine {realm}',
+      nl: '{value} vereist het systeemwachtwoord of een gebruikersnaam en wachtwoord voor realm {realm}',
+    },
+  },
   '#NOT_FOUND': {
     rc: 'BAD', status: 404,
     msg: {
@@ -353,6 +371,24 @@ const defs = {
       de: 'Der Inhalt der Anfrage ist größer als {value} Bytes',
       fr: 'Le corps de la requête dépasse {value} octets',
       nl: 'De inhoud van het verzoek is groter dan {value} bytes',
+    },
+  },
+  '#CERTIFICATE': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The certificate cannot be used: {detail}',
+      de: 'Das Zertifikat kann nicht verwendet werden: {detail}',
+      fr: 'Le certificat ne peut pas être utilisé : {detail}',
+      nl: 'Het certificaat kan niet worden gebruikt: {detail}',
+    },
+  },
+  '#CLIENT_CERTIFICATE': {
+    rc: 'BAD', status: 403,
+    msg: {
+      en: 'This service accepts only requests with a trusted TLS client certificate: {detail}',
+      de: 'Dieser Dienst nimmt nur Anfragen mit einem vertrauenswürdigen TLS-Client-Zertifikat an: {detail}',
+      fr: 'Ce service n\'accepte que les requêtes avec un certificat client TLS de confiance : {detail}',
+      nl: 'Deze dienst aanvaardt alleen verzoeken met een vertrouwd TLS-clientcertificaat: {detail}',
     },
   },
   '#INTERNAL': {

@@ -46,11 +46,19 @@ export class Profiles {
   private cache = new Map<string, Profile>();
   private settingsCache = new Map<string, Settings>();
 
+  /** hashes of passwords preset by environment variables, made once (scrypt is slow, and a salt is random) */
+  private readonly envPasswordHash = new Map<string, string>();
+
   constructor(
     private readonly store: JournalStore,
     /** settings preset by environment variables, per RN: blocked for change */
     private readonly env: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
-  ) {}
+  ) {
+    for (const [rn, settings] of env) {
+      const password = settings.get('Password');
+      if (password) this.envPasswordHash.set(rn, hashPassword(password));
+    }
+  }
 
   async load(rns: readonly string[]): Promise<void> {
     for (const rn of new Set(['def', ...rns])) {
@@ -68,9 +76,15 @@ export class Profiles {
       if (env.has('Badge')) p.Badge = env.get('Badge') as string;
       if (env.has('TaxId')) p.TaxId = env.get('TaxId') as string;
       if (env.has('RN_TT')) p.RN_TT = env.get('RN_TT') === 'true';
-      const attrs = parseAttributes(p.Attributes);
+      if (env.has('Password')) {
+        const hash = this.envPasswordHash.get(rn);
+        if (hash) p.PasswordHash = hash;
+        else delete p.PasswordHash;
+      }
+      // a preset attribute list replaces the stored one; single preset attributes are laid over either
+      const attrs = parseAttributes(env.has('Attributes') ? env.get('Attributes') : p.Attributes);
       for (const [k, v] of env) if (!KNOWN.includes(k)) attrs.set(k.toLowerCase(), v);
-      if (attrs.size) p.Attributes = formatAttributes(attrs);
+      if (attrs.size || env.has('Attributes')) p.Attributes = formatAttributes(attrs);
     }
     return p;
   }
@@ -131,6 +145,10 @@ export class Profiles {
           }
           const keepAlive = attrs.get('tse_keepalive');
           if (keepAlive !== undefined && !/^\d{1,5}$/.test(keepAlive)) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.TSE_KeepAlive', expected: 'a whole number of seconds', value: keepAlive });
+          for (const name of ['HttpServer_Port', 'UdpServer_Port']) {
+            const port = attrs.get(name.toLowerCase());
+            if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) throw new FiscalError('#INVALID_TYPE', { field: `Attributes.${name}`, expected: 'a port number 1-65535', value: port });
+          }
           const fisQr = attrs.get('fis_qr');
           if (fisQr !== undefined) parseFisQr(fisQr);
           current.Attributes = v;
@@ -160,20 +178,69 @@ export class Profiles {
   }
 }
 
-/** Settings preset by `SVC_EFR_PROFILE_CFG__DOT__{RN}__DOT__{setting}`; malformed names are ignored. */
-export function envSettings(env: NodeJS.ProcessEnv): Map<string, Map<string, string>> {
+const ENV_PREFIX = 'SVC_EFR_PROFILE_CFG__DOT__';
+/** Fields whose values are text: `True` there is a value, not a boolean written wrongly. */
+const TEXT_FIELDS = new Set(['badge', 'taxid', 'password', 'attributes']);
+
+/**
+ * Settings preset by `SVC_EFR_PROFILE_CFG__DOT__{RN}__DOT__{setting}`, `__DOLLAR__` for a `$` in the RN.
+ * Ignored, each with a process warning (the service manager's log): a malformed name (characters other
+ * than letters, digits and `_`, not exactly RN and setting, an empty RN, a `__` left in the RN after
+ * `__DOLLAR__`), and a boolean not written in lower case (`True`, `FALSE`: booleans are `true`/`false`).
+ */
+export function envSettings(env: NodeJS.ProcessEnv, warn: (message: string) => void = envWarning): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>();
-  const prefix = 'SVC_EFR_PROFILE_CFG__DOT__';
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith(prefix) || value === undefined) continue;
-    const parts = name.slice(prefix.length).split('__DOT__');
-    if (parts.length !== 2) continue;
-    const [rawRn, setting] = parts as [string, string];
-    if (!rawRn || !/^[A-Za-z][A-Za-z0-9_]*[A-Za-z0-9]$/.test(setting)) continue;
+    if (!name.startsWith(ENV_PREFIX) || value === undefined) continue;
+    const parts = name.slice(ENV_PREFIX.length).split('__DOT__');
+    const [rawRn, setting] = parts as [string, string | undefined];
     const rn = rawRn.replace(/__DOLLAR__/g, '$');
+    if (
+      !/^[A-Za-z0-9_]+$/.test(name) ||
+      parts.length !== 2 ||
+      setting === undefined ||
+      !/^[A-Za-z][A-Za-z0-9_]*[A-Za-z0-9]$/.test(setting) ||
+      !/^[A-Za-z0-9$](?:[A-Za-z0-9_$]*[A-Za-z0-9$])?$/.test(rn) ||
+      rn.includes('__')
+    ) {
+      warn(`${name} is ignored: expected ${ENV_PREFIX}<RN>__DOT__<setting> (letters, digits, _; __DOLLAR__ for $ in the RN)`);
+      continue;
+    }
+    const lower = value.toLowerCase();
+    if ((lower === 'true' || lower === 'false') && value !== lower && !TEXT_FIELDS.has(setting.toLowerCase())) {
+      warn(`${name}=${value} is ignored: booleans are written in lower case, true or false`);
+      continue;
+    }
+    if (setting === 'RN_TT' && value !== 'true' && value !== 'false') {
+      warn(`${name}=${value} is ignored: RN_TT is true or false`);
+      continue;
+    }
     const map = out.get(rn) ?? new Map<string, string>();
     map.set(setting, value);
     out.set(rn, map);
+  }
+  return out;
+}
+
+function envWarning(message: string): void {
+  process.emitWarning(message, { code: 'EFR_ENV_SETTING' });
+}
+
+const SECRET_SETTING = /password|passwd|secret|pin$|puk$|apikey|api_key|_auth$|token/i;
+
+/**
+ * Environment settings as GET /state shows them: secrets (Password, TSE PINs and PUKs, Device_Auth, API keys,
+ * the password of a proxy URL) are masked, the rest as set.
+ */
+export function envSettingsView(settings: ReadonlyMap<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of settings) {
+    if (SECRET_SETTING.test(name)) out[name] = value === '' ? '' : '********';
+    else if (name.toLowerCase() === 'attributes') {
+      const attrs = parseAttributes(value);
+      for (const [k, v] of attrs) if (SECRET_SETTING.test(k) && v !== 'true') attrs.set(k, '********');
+      out[name] = formatAttributes(attrs);
+    } else out[name] = value.replace(/(\/\/[^/@:\s]*:)[^/@\s]*@/g, '$1********@');
   }
   return out;
 }
