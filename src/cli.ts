@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { startService } from './register/server.js';
 import { verifyCommand } from './register/journal/export/verify-cli.js';
 import { VERIFIERS } from './register/fiscal/verifiers.js';
+import { APIKEY_USAGE, apiKeyCommand } from './register/security/api-key-cli.js';
 
 const USAGE = `usage: efr <command> [options]
 
@@ -15,6 +16,9 @@ commands:
             --port N     HTTP port (default 5618, or EFR_PORT)
             --data DIR   data folder (default ./data, or EFR_DATA)
             --host ADDR  address to listen on (default 0.0.0.0)
+            --cloud      cloud mode (or EFR_CLOUD=true): every request needs a bearer token from
+                         POST /auth/token; token lifetimes EFR_TOKEN_ACCESS_TTL (default 3600 s)
+                         and EFR_TOKEN_REFRESH_TTL (default 604800 s)
   verify    verify a journal export: efr verify <jou.zip>
             checks every record's hash chain and signature, names the first broken one
             efr verify --country at <dep-export.zip>: an Austrian DEP export (RKSV)
@@ -22,19 +26,19 @@ commands:
             efr verify --country fr <export.xml|jou.zip>: a French NF525 signature chain
             efr verify --country pt <export.zip|saft.xml>: a Portuguese SAF-T PT hash chain
             efr verify --country es <export.zip>: Spanish VeriFactu records (hash chain)
-`;
+${APIKEY_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' } },
+    options: { port: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' }, cloud: { type: 'boolean' } },
     strict: true,
   });
   const portText = values.port ?? process.env.EFR_PORT ?? '5618';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
   const dataDir = resolve(values.data ?? process.env.EFR_DATA ?? 'data');
-  const service = await startService({ port, dataDir, ...(values.host ? { host: values.host } : {}) });
+  const service = await startService({ port, dataDir, ...(values.host ? { host: values.host } : {}), ...(values.cloud ? { cloud: true } : {}) });
   process.stdout.write(`efr register service listening on ${service.url} (data ${dataDir})\n`);
   let stopping = false;
   const stop = (signal: string): void => {
@@ -57,6 +61,9 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'apikey':
+      process.exitCode = await apiKeyCommand(rest);
+      return;
     case 'verify':
       if (rest[0] === '--country') {
         const verifier = VERIFIERS[(rest[1] ?? '').toLowerCase()];

@@ -20,6 +20,8 @@ import type { Lease } from './key-locks.js';
 import { type References, loadReferences, stale } from './originals.js';
 import { type ZAccumulator, addToTotals, addToZ, closeZ, emptyZ, totalsTags } from './closing/z-report.js';
 import { rnOfQuery, rnOfTransaction } from './register-number.js';
+import { checkTransactionScope } from './security/token-scope.js';
+import type { TokenScope } from './security/tokens.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
 
 export type Mode = 'register' | 'restart';
@@ -31,6 +33,8 @@ export interface RegisterRequest {
   /** query parameters, names lower-cased */
   query: Readonly<Record<string, string>>;
   mode: Mode;
+  /** cloud mode: the access token's TaxId/TL/TT; a transaction outside it is refused (#OUT_OF_SCOPE) */
+  scope?: TokenScope | undefined;
 }
 
 const ROOTS = ['Tra', 'TraS', 'TraU', 'TraV', 'Audit'];
@@ -468,6 +472,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
     }
     format = responseFormat(req.accept, doc.format);
     root = answerRoot(doc.root);
+    if (req.scope) checkTransactionScope(ctx, req.scope, rn, doc);
     if (!ctx.registers.get(rn)) checkBeforeCreating(ctx, rn, doc);
     const reg = await ctx.registers.getOrCreate(rn);
     lang = ctx.registers.lang(reg);

@@ -6,6 +6,8 @@ import type { RecordType } from '../journal/types.js';
 import { RECORD_TYPES } from '../journal/types.js';
 import { type Mode, registerTransaction } from '../pipeline.js';
 import { buildVoid } from '../void.js';
+import { scopeOf } from '../security/cloud-auth.js';
+import { lastInScope, scopedVoid } from '../security/token-scope.js';
 import { answerOf, reply, sealedOf } from '../respond.js';
 import { formatOf, guarded, queryOf, registerOf, send } from './http.js';
 
@@ -17,6 +19,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       accept: req.headers.accept,
       query: queryOf(req),
       mode,
+      scope: scopeOf(req),
     });
 
   app.post('/register', async (req, res) => send(res, await handler('register')(req)));
@@ -25,8 +28,8 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   const voidHandler = (last: boolean) => async (req: FastifyRequest) =>
     registerTransaction(
       ctx,
-      { text: typeof req.body === 'string' ? req.body : '', contentType: req.headers['content-type'], accept: req.headers.accept, query: queryOf(req), mode: 'register' },
-      buildVoid(ctx, queryOf(req), last),
+      { text: typeof req.body === 'string' ? req.body : '', contentType: req.headers['content-type'], accept: req.headers.accept, query: queryOf(req), mode: 'register', scope: scopeOf(req) },
+      scopedVoid(buildVoid(ctx, queryOf(req), last), scopeOf(req), last),
     );
   app.post('/register/void', async (req, res) => send(res, await voidHandler(false)(req)));
   app.post('/register/void/last', async (req, res) => send(res, await voidHandler(true)(req)));
@@ -41,7 +44,8 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
         throw new FiscalError('#INVALID_TYPE', { field: '_', expected: `one of ${RECORD_TYPES.join(', ')}`, value: filter });
       }
       const key: RecordType | 'any' = (filter as RecordType | undefined) ?? 'any';
-      let answer = reg.last.get(key);
+      // cloud mode, one register for several terminals: the last record of the token's terminal
+      let answer = (await lastInScope(ctx, reg, key, scopeOf(req))) ?? reg.last.get(key);
       if (!answer) {
         // not answered since the start: read the last such record once
         const sq = key === 'any' ? reg.state.sq : reg.state.last[key];

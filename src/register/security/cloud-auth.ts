@@ -1,10 +1,56 @@
 /**
  * Cloud mode (issue 8, point 1): every request but POST /auth/token needs `Authorization: Bearer`, and the
- * token's TaxId/TL/TT scope limits what it may register or read.
+ * token's TaxId/TL/TT scope limits what it may register or read (token-scope.ts).
+ * Off unless `ctx.cloud` is set (`efr serve --cloud`, EFR_CLOUD=true): a local instance is unchanged.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
+import { applyQueryScope } from './token-scope.js';
+import { type TokenScope, TokenService } from './tokens.js';
 
-export function cloudTokenHook(_app: FastifyInstance, _ctx: ServiceContext): void {
-  // not built yet
+const services = new WeakMap<ServiceContext, TokenService>();
+const scopes = new WeakMap<FastifyRequest, TokenScope>();
+
+/** The context's token service (one per context: its key, its refresh locks, its revoked logins). */
+export function tokenServiceOf(ctx: ServiceContext): TokenService | undefined {
+  if (!ctx.cloud) return undefined;
+  let s = services.get(ctx);
+  if (!s) {
+    s = new TokenService(ctx.store, ctx.dataDir, ctx.clock, ctx.cloud);
+    services.set(ctx, s);
+  }
+  return s;
+}
+
+/** The scope of the request's access token (cloud mode), undefined on a local instance. */
+export function scopeOf(req: FastifyRequest): TokenScope | undefined {
+  return scopes.get(req);
+}
+
+/** 401 as RFC 6750 section 3 names it, with the JSON body of the spec. */
+export function invalidToken(res: FastifyReply, description: string): FastifyReply {
+  return res
+    .code(401)
+    .header('www-authenticate', `Bearer realm="EFR", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`)
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ error: 'invalid_token', error_description: description }));
+}
+
+export function cloudTokenHook(app: FastifyInstance, ctx: ServiceContext): void {
+  const tokens = tokenServiceOf(ctx);
+  if (!tokens) return;
+  app.addHook('onRequest', async (req, res) => {
+    // a CORS preflight carries no credentials (the CORS hook answers it); POST /auth/token is how one gets a token
+    if (req.method === 'OPTIONS') return;
+    if (req.routeOptions.url === '/auth/token') return;
+    const m = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)[ ]*$/i.exec(req.headers.authorization ?? '');
+    if (!m) return invalidToken(res, req.headers.authorization ? 'the Authorization header is not a bearer token' : 'an access token is required (Authorization: Bearer); get one at POST /auth/token');
+    const checked = await tokens.verifyAccess(m[1] as string);
+    if ('invalid' in checked) return invalidToken(res, checked.invalid);
+    scopes.set(req, checked.scope);
+    // a FiscalError thrown here (#OUT_OF_SCOPE) is answered by the app's error handler, 403
+    applyQueryScope(ctx, req.routeOptions.url ?? '', (req.query ?? {}) as Record<string, string>, checked.scope);
+    return undefined;
+  });
 }
