@@ -78,7 +78,7 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
     const code = (error as { code?: string }).code;
     let e: unknown = error;
     if (error instanceof FiscalError) e = error;
-    else if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new FiscalError('#TOO_LARGE', { value: BODY_LIMIT });
+    else if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new FiscalError('#TOO_LARGE', { value: req.routeOptions.bodyLimit ?? BODY_LIMIT });
     else if (status < 500) e = new FiscalError('#MALFORMED', { format: 'HTTP request', detail: error instanceof Error ? error.message : String(error) });
     else req.log.error({ err: error }, 'unexpected error');
     const failure = failureOf(e, ctx.registers.lang(ctx.registers.get('def')));

@@ -1,10 +1,233 @@
 /**
- * Who may call which route (issue 8, points 2 and 3): the local-or-password rule, browser pages behind the
- * system password (HTTP Basic) or HTTP Digest; the table of every route is in docs/security.md.
+ * Who may call which route (issue 8, points 2 and 3) and how large its body may be (point 8): one table of
+ * every route of the spec and of this service, also those later issues add, so a route is protected the day
+ * it exists. docs/security.md shows the same table with the reasons.
+ *
+ * Rules:
+ * - `open`: the POS API; anybody who reaches the port.
+ * - `local-or-password`: a request from this machine (loopback, not through a proxy), or with the profile
+ *   password (query `password` or HTTP Basic; the register's own or the instance's), or with a Digest user
+ *   of the register's realm; else 403 #FORBIDDEN.
+ * - `password-once-set`: open while neither the register nor the instance has a profile password (first
+ *   set-up from a POS in the LAN), then `local-or-password`.
+ * - `page`: a browser page; the system password (HTTP Basic) or a Digest user when either is configured
+ *   (from this machine too), else open; a refusal is 401 with `WWW-Authenticate` challenges.
+ * - `admin-page`: like `page`, but without any credential configured only from this machine.
+ *
+ * A route the table does not know is treated as `local-or-password` (closed by default) and logged.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
+import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
+import { failureOf, failureReply } from '../respond.js';
+import { formatOf, send } from '../routes/http.js';
+import { HtdigestFile, htdigestPath } from './htdigest.js';
+import { hasProfilePassword, localExempt, markAdmitted, passwordHashes } from './local-or-password.js';
+import { PageAuth } from './page-auth.js';
 
-export function routeAccessHook(_app: FastifyInstance, _ctx: ServiceContext): void {
-  // not built yet
+export type AccessRule = 'open' | 'local-or-password' | 'password-once-set' | 'page' | 'admin-page';
+
+export interface RouteEntry {
+  methods: readonly string[];
+  /** the Fastify path pattern (`:name` for a parameter) */
+  path: string;
+  rule: AccessRule;
+  /** largest request body in bytes (routes that take one) */
+  bodyLimit?: number;
+  /** where the route comes from: `exists`, or the issue that adds it */
+  status: string;
+  reason: string;
+  /** a query that makes the route open (GET /backup?log is /backup/log) */
+  openWith?: string;
+  /** the query `password` means something else here (POST /cer/ssl: the certificate's): the profile password comes only by HTTP Basic */
+  basicOnly?: true;
+}
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+/** Up to 5000 lines of a transaction (the pipeline's limit) with long descriptions, as XML. */
+export const TRANSACTION_LIMIT = 2 * MiB;
+/** Small forms and query-only POSTs. */
+export const SMALL_LIMIT = 64 * KiB;
+/** A route the table does not know. */
+export const UNLISTED_LIMIT = 1 * MiB;
+
+const E = 'exists';
+
+export const ROUTES: readonly RouteEntry[] = [
+  // transactions
+  { methods: ['POST'], path: '/register', rule: 'open', bodyLimit: TRANSACTION_LIMIT, status: E, reason: 'POS API: registration' },
+  { methods: ['POST'], path: '/restart', rule: 'open', bodyLimit: TRANSACTION_LIMIT, status: E, reason: 'POS API: registration after a POS restart' },
+  { methods: ['POST'], path: '/register/void', rule: 'open', bodyLimit: TRANSACTION_LIMIT, status: E, reason: 'POS API: void of an original' },
+  { methods: ['POST'], path: '/register/void/last', rule: 'open', bodyLimit: SMALL_LIMIT, status: E, reason: 'POS API: empty body or only SESR' },
+  { methods: ['GET'], path: '/last', rule: 'open', status: E, reason: 'POS API: timeout handling polls it' },
+  { methods: ['GET'], path: '/find', rule: 'open', status: E, reason: 'POS API: journal search, limited to 1000 rows per page' },
+  { methods: ['GET'], path: '/tra', rule: 'open', status: E, reason: 'POS API: one transaction by TL/TT/TN' },
+  { methods: ['GET'], path: '/retrieve', rule: 'local-or-password', status: E, reason: 'spec: the whole journal as a stream' },
+  { methods: ['GET'], path: '/export', rule: 'local-or-password', status: E, reason: 'the whole journal and the tax-audit exports, like /retrieve and /backup' },
+  { methods: ['GET'], path: '/recorder/lastdh', rule: 'open', status: E, reason: 'POS API: digital receipt handle' },
+  { methods: ['GET'], path: '/recorder/lastdh/qr', rule: 'open', status: E, reason: 'POS API: digital receipt QR' },
+  { methods: ['PUT'], path: '/repo', rule: 'open', bodyLimit: 4 * MiB, status: E, reason: 'POS API: documents a file in the audit trail (1 Mi characters, up to 4 bytes each)' },
+  { methods: ['GET'], path: '/repo', rule: 'open', status: E, reason: 'POS API: the documented state of a file' },
+  { methods: ['GET', 'POST'], path: '/jou/reprintcnt', rule: 'open', bodyLimit: SMALL_LIMIT, status: E, reason: 'spec: needs no permission' },
+  // configuration
+  { methods: ['GET'], path: '/cfg', rule: 'open', status: E, reason: 'POS API: base data' },
+  { methods: ['POST'], path: '/cfg', rule: 'open', bodyLimit: 1 * MiB, status: E, reason: 'POS API: programmatic configuration' },
+  { methods: ['GET'], path: '/profile', rule: 'password-once-set', status: E, reason: 'Attributes can hold TSE PINs/PUKs, Device_Auth and API keys' },
+  { methods: ['POST'], path: '/profile', rule: 'password-once-set', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes the password itself and the attributes; open before a password exists so a POS can set up a new instance' },
+  { methods: ['GET'], path: '/state', rule: 'open', status: E, reason: 'POS API and monitoring; secrets of EnvSettings are masked' },
+  // rendering
+  ...['/render', '/render/pdf', '/render/text', '/render/escpos'].flatMap((path): RouteEntry[] => [
+    { methods: ['GET'], path, rule: 'open', status: E, reason: 'POS API: receipt of a register' },
+    { methods: ['POST'], path, rule: 'open', bodyLimit: TRANSACTION_LIMIT, status: E, reason: 'POS API: renders a posted transaction' },
+  ]),
+  { methods: ['GET'], path: '/qr', rule: 'open', status: E, reason: 'POS API: any text as a QR image' },
+  // custom layouts
+  { methods: ['GET'], path: '/peri/layout', rule: 'open', status: E, reason: 'POS API: list of layouts' },
+  { methods: ['GET'], path: '/peri/layout/source', rule: 'open', status: E, reason: 'the template text for the editor; layouts are not secret' },
+  { methods: ['POST', 'PUT'], path: '/peri/layout', rule: 'local-or-password', bodyLimit: 512 * KiB, status: E, reason: 'a template runs code (sandboxed) for every receipt: no upload from the LAN without the password; file limit 256 KiB' },
+  { methods: ['DELETE'], path: '/peri/layout', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes how receipts print' },
+  { methods: ['GET'], path: '/peri/pugedit', rule: 'page', status: E, reason: 'browser page: template editor' },
+  { methods: ['GET'], path: '/peri/pugedit/editor.js', rule: 'page', status: E, reason: 'script of the editor page' },
+  { methods: ['POST'], path: '/peri/pugedit/preview', rule: 'page', bodyLimit: 512 * KiB, status: E, reason: 'preview of the editor page (a template of at most 256 KiB)' },
+  // peripherals
+  { methods: ['POST'], path: '/peri/print', rule: 'open', bodyLimit: 256 * KiB, status: 'issue 13', reason: 'POS API: non-fiscal print' },
+  { methods: ['GET'], path: '/peri/print/state', rule: 'open', status: 'issue 13', reason: 'POS API: printer state' },
+  { methods: ['POST'], path: '/peri/display', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 13', reason: 'POS API: customer display' },
+  { methods: ['POST'], path: '/peri/drawer', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 13', reason: 'POS API: cash drawer' },
+  { methods: ['POST'], path: '/peri/drawer/wait', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 13', reason: 'POS API: cash drawer' },
+  // maintenance, storage, utility
+  { methods: ['POST'], path: '/service/restart', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'spec' },
+  { methods: ['GET'], path: '/service/config', rule: 'admin-page', status: 'issue 9', reason: 'browser page: backup path and last result' },
+  { methods: ['POST'], path: '/service/config', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'sets a folder the service writes to' },
+  { methods: ['GET'], path: '/backup', rule: 'local-or-password', openWith: 'log', status: 'issue 9', reason: 'spec; with the ?log flag it is /backup/log (open)' },
+  { methods: ['GET'], path: '/backup/log', rule: 'open', status: 'issue 9', reason: 'spec: logs without business data, no permission' },
+  { methods: ['GET'], path: '/backup/incremental', rule: 'local-or-password', status: 'issue 9', reason: 'spec' },
+  { methods: ['GET', 'POST'], path: '/backup/restore', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'browser page that replaces registers' },
+  { methods: ['GET'], path: '/backup/info', rule: 'admin-page', status: 'issue 9', reason: 'progress of the restore page' },
+  { methods: ['GET'], path: '/disk', rule: 'open', status: 'issue 9', reason: 'monitoring: sizes only' },
+  { methods: ['GET'], path: '/disk/dir', rule: 'local-or-password', status: 'issue 9', reason: 'lists the files of the data folder' },
+  { methods: ['POST'], path: '/disk/clean', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'deletes data' },
+  { methods: ['GET'], path: '/log', rule: 'open', status: 'issue 9', reason: 'the same log lines as /backup/log, which the spec opens' },
+  { methods: ['POST'], path: '/lic', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'changes the license' },
+  // security
+  { methods: ['POST'], path: '/auth/token', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 8', reason: 'checks its own client credentials' },
+  { methods: ['GET'], path: '/authorization', rule: 'local-or-password', status: 'issue 8', reason: 'spec' },
+  { methods: ['GET'], path: '/cer/:serial', rule: 'open', status: 'issue 8', reason: 'a public certificate' },
+  { methods: ['POST'], path: '/cer/ssl', rule: 'local-or-password', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 8', reason: 'replaces the server certificate; the query password is the certificate\'s, the profile password comes by HTTP Basic' },
+  { methods: ['POST'], path: '/cer/ca', rule: 'local-or-password', bodyLimit: 1 * MiB, status: 'issue 8', reason: 'decides which client certificates are trusted' },
+  // browser pages
+  { methods: ['GET'], path: '/', rule: 'page', status: 'issue 12', reason: 'browser pages at the base address (profile, base data)' },
+  { methods: ['GET'], path: '/control', rule: 'page', status: 'issue 12', reason: 'browser page' },
+];
+
+/** `/cer/:serial` and `/cer/:id` are the same pattern. */
+function patternKey(method: string, url: string): string {
+  const path = url.length > 1 ? url.replace(/\/+$/, '') : url;
+  return `${method} ${path.replace(/:[^/]+/g, ':')}`;
+}
+
+const BY_KEY: ReadonlyMap<string, RouteEntry> = new Map(ROUTES.flatMap((e) => e.methods.map((m) => [patternKey(m, e.path), e] as const)));
+
+export function entryOf(method: string, url: string): RouteEntry | undefined {
+  return BY_KEY.get(patternKey(method === 'HEAD' ? 'GET' : method, url));
+}
+
+interface AccessConfig {
+  efrAccess?: Readonly<Record<string, RouteEntry>>;
+}
+
+const unlisted = new WeakMap<FastifyInstance, string[]>();
+
+/** Routes Fastify has that the table does not name (each is treated as `local-or-password`). */
+export function unlistedRoutes(app: FastifyInstance): readonly string[] {
+  return unlisted.get(app) ?? [];
+}
+
+const FALLBACK: Omit<RouteEntry, 'methods' | 'path'> = { rule: 'local-or-password', bodyLimit: UNLISTED_LIMIT, status: 'unlisted', reason: 'not in the table: closed by default' };
+
+function methodsOf(opts: RouteOptions): string[] {
+  const m = opts.method as HTTPMethods | HTTPMethods[];
+  return (Array.isArray(m) ? m : [m]).map((x) => x.toUpperCase());
+}
+
+export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): void {
+  const pages = new PageAuth(ctx, new HtdigestFile(htdigestPath(ctx.dataDir)), ctx.clock);
+  const missing: string[] = [];
+  unlisted.set(app, missing);
+
+  app.addHook('onRoute', (opts) => {
+    const access: Record<string, RouteEntry> = {};
+    let limit = 0;
+    for (const method of methodsOf(opts)) {
+      const found = entryOf(method, opts.url ?? '');
+      const entry = found ?? { ...FALLBACK, methods: [method], path: opts.url ?? '' };
+      if (!found && method !== 'HEAD') {
+        missing.push(`${method} ${opts.url ?? ''}`);
+        app.log.warn({ method, url: opts.url }, 'route not in the access table of route-access.ts: only from this machine or with the password');
+      }
+      access[method] = entry;
+      limit = Math.max(limit, entry.bodyLimit ?? 0);
+    }
+    opts.config = { ...(opts.config as object | undefined), efrAccess: access } as typeof opts.config;
+    if (opts.bodyLimit === undefined && limit > 0) opts.bodyLimit = limit;
+  });
+
+  app.addHook('onRequest', async (req, res) => {
+    const entry = (req.routeOptions.config as AccessConfig | undefined)?.efrAccess?.[req.method];
+    // no route: the 404 handler answers
+    if (!entry) return undefined;
+    const query = (req.query ?? {}) as Readonly<Record<string, string>>;
+    const rn = query.rn || 'def';
+    const what = `${req.method} ${req.routeOptions.url ?? ''}`;
+    const refusal = (await admit(req, res, entry, query, rn, what)) ?? tooLarge(req);
+    if (!refusal) return undefined;
+    // the body is not read: the connection cannot be reused
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.header('connection', 'close');
+    // answered here with its own status: HttpServer_respond200 is for the POS's RC handling, a browser
+    // needs the 401 to ask for a password
+    const path = req.url.split('?')[0] ?? '';
+    const root = path === '/register' || path === '/restart' ? 'TraC' : 'Result';
+    return send(res, failureReply(formatOf(req), root, failureOf(refusal, ctx.registers.lang(ctx.registers.get('def'))), false));
+  });
+
+  function tooLarge(req: FastifyRequest): FiscalError | undefined {
+    const length = Number(req.headers['content-length']);
+    const limit = req.routeOptions.bodyLimit;
+    return Number.isFinite(length) && length > limit ? new FiscalError('#TOO_LARGE', { value: limit }) : undefined;
+  }
+
+  async function admit(req: FastifyRequest, res: FastifyReply, entry: RouteEntry, query: Readonly<Record<string, string>>, rn: string, what: string): Promise<FiscalError | undefined> {
+    let rule = entry.rule;
+    if (entry.openWith !== undefined && query[entry.openWith] !== undefined) rule = 'open';
+    if (rule === 'password-once-set') rule = passwordHashes(ctx, rn).length === 0 ? 'open' : 'local-or-password';
+    switch (rule) {
+      case 'open':
+        return undefined;
+      case 'local-or-password': {
+        const realm = pages.credentials(rn).digestRealm;
+        if (localExempt(ctx, req) || (await hasProfilePassword(ctx, req, entry.basicOnly ? {} : query, rn)) || (realm !== undefined && pages.digest(req, realm) === 'ok')) {
+          markAdmitted(req, rn);
+          return undefined;
+        }
+        req.log.info({ route: what, ip: req.socket?.remoteAddress }, 'refused: not local and no valid password');
+        return new FiscalError('#FORBIDDEN', { value: what });
+      }
+      case 'page':
+      case 'admin-page': {
+        const creds = pages.credentials(rn);
+        if (!creds.password && !creds.digestRealm) {
+          if (rule === 'page' || localExempt(ctx, req)) return undefined;
+          return new FiscalError('#FORBIDDEN', { value: what });
+        }
+        const checked = await pages.check(req, query, rn);
+        if (checked.ok) return undefined;
+        req.log.info({ route: what, ip: req.socket?.remoteAddress }, 'page refused: no valid credentials');
+        // several challenges are several header lines (a browser picks the strongest it knows)
+        res.header('www-authenticate', checked.challenges);
+        res.header('cache-control', 'no-store');
+        return new FiscalError('#UNAUTHORIZED', { value: what, realm: checked.realm });
+      }
+    }
+  }
 }
