@@ -13,7 +13,7 @@ import { request } from 'undici';
 import { ManualClock } from '../src/shared/clock.js';
 import { type RunningService, startService } from '../src/register/server.js';
 import { ApiKeys } from '../src/register/security/api-keys.js';
-import { ROOT, sale, tempDir } from './helpers.js';
+import { ROOT, jsonOf, sale, tempDir } from './helpers.js';
 
 interface Answer {
   status: number;
@@ -33,12 +33,7 @@ async function call(base: string, method: 'GET' | 'POST', path: string, body?: s
   }
   const res = await request(`${base}${path}`, { method, headers: h, body: payload });
   const text = await res.body.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOf(text);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) out[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
   return { status: res.statusCode, headers: out, text, json };

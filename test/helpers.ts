@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { openPromise } from 'yauzl';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import type { Clock } from '../src/shared/clock.js';
 import { type RunningService, startService } from '../src/register/server.js';
 import { ZERO, add, fmt, parseDec } from '../src/shared/money.js';
@@ -50,15 +50,22 @@ export async function http(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: strin
     payload = JSON.stringify(body);
     h['content-type'] ??= 'application/json';
   }
-  const res = await request(url, { method, body: payload, headers: h });
-  const text = await res.body.text();
-  let json: unknown;
+  return answerOf(await request(url, { method, body: payload, headers: h }));
+}
+
+/** The parsed JSON of a body, undefined when it is none. */
+export function jsonOf(text: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text, json };
+}
+
+/** Status, content type, text and (when it is JSON) the parsed body of an undici response. */
+export async function answerOf(res: Dispatcher.ResponseData): Promise<HttpAnswer> {
+  const text = await res.body.text();
+  return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text, json: jsonOf(text) };
 }
 
 export const post = (url: string, body?: string | object, headers?: Record<string, string>): Promise<HttpAnswer> => http('POST', url, body, headers);

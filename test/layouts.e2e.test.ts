@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { FormData, request } from 'undici';
 import { activeLayout } from '../src/register/render/layout-store.js';
-import { type HttpAnswer, get, http, post, sale, startTestService, tempDir } from './helpers.js';
+import { type HttpAnswer, answerOf, get, http, post, sale, startTestService, tempDir } from './helpers.js';
 
 type Method = 'POST' | 'PUT';
 
@@ -19,15 +19,7 @@ async function upload(method: Method, url: string, fileName: string, content: st
   const form = new FormData();
   form.append('note', 'a text field before the file');
   form.append(field, new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: 'text/plain' }), fileName);
-  const res = await request(url, { method, body: form, headers });
-  const text = await res.body.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text, json };
+  return answerOf(await request(url, { method, body: form, headers }));
 }
 
 function assertError(r: HttpAnswer, status: number, code: string): void {

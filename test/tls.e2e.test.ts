@@ -16,7 +16,7 @@ import { Agent, FormData, request } from 'undici';
 import { decodeProtectedHeader, importX509, jwtVerify } from 'jose';
 import { ManualClock } from '../src/shared/clock.js';
 import { type RunningService, startService } from '../src/register/server.js';
-import { type HttpAnswer, sale, tempDir } from './helpers.js';
+import { type HttpAnswer, answerOf, sale, tempDir } from './helpers.js';
 
 const work = tempDir('efr-tls-certs-');
 const file = (name: string): string => join(work, name);
@@ -67,15 +67,7 @@ after(() => {
 async function call(method: 'GET' | 'POST', url: string, options: { identity?: Identity; body?: string | Buffer | FormData; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
   const dispatcher = new Agent({ connect: { ca: bytes('ca.pem'), servername: 'localhost', ...(options.identity ? { cert: options.identity.cert, key: options.identity.key } : {}) } });
   try {
-    const res = await request(url, { method, dispatcher, ...(options.body === undefined ? {} : { body: options.body }), ...(options.headers ? { headers: options.headers } : {}) });
-    const text = await res.body.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text, json };
+    return await answerOf(await request(url, { method, dispatcher, ...(options.body === undefined ? {} : { body: options.body }), ...(options.headers ? { headers: options.headers } : {}) }));
   } finally {
     await dispatcher.close();
   }
