@@ -4,7 +4,7 @@
  * no č, ő or ł), with Fis.Code drawn as a vector QR code. The page is as long as the receipt.
  */
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
+import { pdfDocumentClass } from '../../shared/lazy-modules.js';
 import { darkRuns, qrMatrix } from './qr/index.js';
 import { type ReceiptLine, printedLength, receiptLines } from './receipt-lines.js';
 import type { ReceiptView } from './receipt-view.js';
@@ -25,7 +25,8 @@ function heightOf(line: ReceiptLine): number {
   return line.kind === 'qr' ? QR_SIDE + LINE_HEIGHT : LINE_HEIGHT;
 }
 
-export function receiptPdf(view: ReceiptView, width: number): Promise<Buffer> {
+export async function receiptPdf(view: ReceiptView, width: number): Promise<Buffer> {
+  const PDFDocument = await pdfDocumentClass();
   const lines = receiptLines(view, width);
   const pageWidth = Math.ceil(width * CHAR_WIDTH + 2 * MARGIN);
   const pageHeight = Math.ceil(lines.reduce((h, l) => h + heightOf(l), 0) + 2 * MARGIN);

@@ -19,8 +19,8 @@
  *   the vm script).
  */
 import { createHash } from 'node:crypto';
-import pug from 'pug';
-import ejs from 'ejs';
+import type pug from 'pug';
+import { ejsModule, pugModule } from '../../shared/lazy-modules.js';
 import { FiscalError } from '../../shared/errors.js';
 import { runInWorker } from './layouts/sandbox-worker.js';
 
@@ -119,7 +119,7 @@ function compilePug(source: string, name: string): string {
     throw new Error(what);
   };
   try {
-    const code = pug.compileClient(source, {
+    const code = pugModule().compileClient(source, {
       filename: name,
       name: '__efrTemplate',
       inlineRuntimeFunctions: true,
@@ -168,7 +168,7 @@ const EJS_ESCAPE = `function (s) {
 function compileEjs(source: string, name: string): string {
   let fn: { toString(): string };
   try {
-    fn = ejs.compile(source, { client: true, compileDebug: true, filename: name, strict: false, async: false });
+    fn = ejsModule().compile(source, { client: true, compileDebug: true, filename: name, strict: false, async: false });
   } catch (e) {
     // ejs adds hints after a blank line; the first part is the parser's message
     const msg = messageOf(e).split('\n\n')[0] ?? '';

@@ -8,8 +8,8 @@
 import { X509Certificate, createHash, randomBytes, webcrypto } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
 import { writeFileAtomic } from '../../shared/files.js';
+import { x509Module } from '../../shared/lazy-modules.js';
 import type { ServiceContext } from '../context.js';
 import { obj, str } from '../codec/index.js';
 import { cerDir } from './tls-certificate.js';
@@ -50,6 +50,7 @@ function spkiOf(signer: Signer): Buffer {
 
 /** Issues the certificate: built once with a placeholder signature to learn the signed bytes, then with the signer's signature. */
 async function issue(signer: Signer, now: Date): Promise<X509Certificate> {
+  const x509 = await x509Module();
   const serial = randomBytes(16);
   serial[0] = (serial[0] ?? 0) & 0x7f;
   if (serial[0] === 0) serial[0] = 0x40;

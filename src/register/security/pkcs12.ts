@@ -6,7 +6,8 @@
  */
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
-import forge from 'node-forge';
+import type forge from 'node-forge';
+import { forgeModule } from '../../shared/lazy-modules.js';
 
 /** Why a certificate file cannot be used; `detail` is a short English reason for an answer or a log line. */
 export class CertificateProblem extends Error {
@@ -34,6 +35,7 @@ const PKCS7_SIGNED_DATA = '1.2.840.113549.1.7.2';
 /** True when the bytes have the outer shape of a PKCS#12 PFX: SEQUENCE { INTEGER 3, ContentInfo { data | signedData } ... }. */
 export function looksLikePkcs12(der: Buffer): boolean {
   if (der.length < 16 || der[0] !== 0x30) return false;
+  const forge = forgeModule();
   try {
     const top = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')), false);
     const items = top.value;
@@ -56,6 +58,7 @@ function isPasswordError(message: string): boolean {
 
 /** The private key and the certificates of a PKCS#12 file, read by node-forge (which also knows RC2 and 3DES). */
 function readWithForge(der: Buffer, password: string | undefined): { key: KeyObject; certificates: X509Certificate[] } {
+  const forge = forgeModule();
   const p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')), false), false, password ?? '');
   let keyPem: string | undefined;
   const certificates: X509Certificate[] = [];

@@ -5,15 +5,12 @@
  * carries its public key. A device whose key file is gone has failed: receipts are then marked
  * "Sicherheitseinrichtung ausgefallen". A smartcard or HSM driver implements the same interface.
  */
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import { createPrivateKey, createPublicKey, randomBytes, sign, webcrypto, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeFileAtomic as writeAtomic } from '../../../shared/files.js';
 import { join } from 'node:path';
 import { FiscalError } from '../../../shared/errors.js';
-
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+import { x509Module } from '../../../shared/lazy-modules.js';
 
 export interface SignatureDevice {
   /** the key id the receipts name (field "Zertifikat-Seriennummer" of the code for AT0) */
@@ -63,6 +60,7 @@ export function ordnungsbegriff(taxId: string): string {
 async function createDevice(dir: string, cashboxId: string, companyId: string, index: number): Promise<void> {
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const x509 = await x509Module();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: `1${randomBytes(8).toString('hex')}`,
     name: `CN=${cashboxId.replace(/[,=+<>#;"\\]/g, ' ')} K${index}, O=${companyId.replace(/[,=+<>#;"\\]/g, ' ') || 'EFR'}`,

@@ -3,10 +3,9 @@
  * <Start|Finish>_Client-<client id>.log`), the TSE's certificate (`<serial hex>_X509.cer`) and
  * `info.csv`, read from the journal where the log messages are kept.
  */
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import { readFileSync, existsSync } from 'node:fs';
 import { writeFileAtomic } from '../../../shared/files.js';
+import { x509Module } from '../../../shared/lazy-modules.js';
 import { join } from 'node:path';
 import { createPrivateKey, webcrypto } from 'node:crypto';
 import { pack } from 'tar-stream';
@@ -14,8 +13,6 @@ import { type Obj, obj, str } from '../../codec/index.js';
 import type { JournalStore } from '../../journal/types.js';
 import { OID, parseLog } from './log-message.js';
 import { openTse, tseDir } from './tse.js';
-
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
 /** The TSE's self-issued certificate (DER), created once beside its key. */
 export async function tseCertificate(dataDir: string, rn: string): Promise<Buffer> {
@@ -26,6 +23,7 @@ export async function tseCertificate(dataDir: string, rn: string): Promise<Buffe
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const privateKey = await webcrypto.subtle.importKey('pkcs8', pkcs8, alg, true, ['sign']);
   const publicKey = await webcrypto.subtle.importKey('raw', tse.publicKey, alg, true, ['verify']);
+  const x509 = await x509Module();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: `01${tse.serial.subarray(0, 15).toString('hex')}`,
     name: `CN=efr software TSE ${tse.serial.toString('hex').slice(0, 16)}`,

@@ -1,10 +1,11 @@
 /** PDF writer (pdfkit): one page the size of the code, the dark runs as filled vector rectangles. */
-import PDFDocument from 'pdfkit';
+import { pdfDocumentClass } from '../../../shared/lazy-modules.js';
 import { darkRuns, type QrMatrix } from './matrix.js';
 import { type QrImageOptions, sideOf } from './options.js';
 
 /** `size` is points per module (5 pt = 1.76 mm). */
-export function qrPdf(m: QrMatrix, o: QrImageOptions, title = 'QR code'): Promise<Buffer> {
+export async function qrPdf(m: QrMatrix, o: QrImageOptions, title = 'QR code'): Promise<Buffer> {
+  const PDFDocument = await pdfDocumentClass();
   const side = sideOf(m, o);
   const pt = side * o.size;
   const doc = new PDFDocument({ size: [pt, pt], margin: 0, info: { Title: title, Producer: 'efr' } });

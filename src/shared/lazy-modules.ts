@@ -1,0 +1,44 @@
+/**
+ * Packages that only some routes need, loaded on first use instead of at start: pug and ejs (custom
+ * layouts), node-forge (legacy PKCS#12 files), pdfkit (PDF answers) and @peculiar/x509 (making
+ * certificates). Together they took about 300 ms of the start; DESIGN's bar is /state within 1 s.
+ */
+import { webcrypto } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type * as Ejs from 'ejs';
+import type Forge from 'node-forge';
+import type PDFKit from 'pdfkit';
+import type * as Pug from 'pug';
+import type * as X509 from '@peculiar/x509';
+
+const requireHere = createRequire(import.meta.url);
+
+/** A CommonJS package, required on the first call. */
+function onFirstUse<T>(name: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= requireHere(name) as T);
+}
+
+export const pugModule = onFirstUse<typeof Pug>('pug');
+export const ejsModule = onFirstUse<typeof Ejs>('ejs');
+export const forgeModule = onFirstUse<typeof Forge>('node-forge');
+
+let pdfkit: Promise<typeof PDFKit> | undefined;
+
+/** pdfkit's PDFDocument class. */
+export function pdfDocumentClass(): Promise<typeof PDFKit> {
+  pdfkit ??= import('pdfkit').then((m) => m.default);
+  return pdfkit;
+}
+
+let x509: Promise<typeof X509> | undefined;
+
+/** @peculiar/x509 with node's WebCrypto as its provider (it needs the reflect-metadata polyfill first). */
+export function x509Module(): Promise<typeof X509> {
+  x509 ??= import('reflect-metadata').then(async () => {
+    const m = await import('@peculiar/x509');
+    m.cryptoProvider.set(webcrypto as unknown as Crypto);
+    return m;
+  });
+  return x509;
+}
