@@ -10,7 +10,7 @@ import { GENESIS, chainHash } from '../src/register/journal/chain.js';
 import type { JournalRecord, RegisterState } from '../src/register/journal/types.js';
 import { initialState } from '../src/register/registers.js';
 import { loadOrCreateSigner } from '../src/register/security/signer.js';
-import { freePort, startServer, stopServer, waitReady } from './proc.js';
+import { entryArgs, freePort, startServer, stopServer, waitReady } from './proc.js';
 import { percentile } from './load.js';
 
 const TERMINALS = 10;
@@ -80,7 +80,7 @@ export async function runFindBench(repoRoot: string, serviceEntry: string, recor
 
     const port = await freePort();
     const started = performance.now();
-    const sp = startServer('EFR service (find)', ['--import', 'tsx', serviceEntry, 'serve', '--port', String(port), '--data', dir], repoRoot, port);
+    const sp = startServer('EFR service (find)', [...entryArgs(serviceEntry), 'serve', '--port', String(port), '--data', dir], repoRoot, port);
     try {
       await waitReady(sp, 60_000, 10);
       const startMs = performance.now() - started;
@@ -116,7 +116,7 @@ export async function runFindBench(repoRoot: string, serviceEntry: string, recor
       const ok = (ms: number): string => (ms < 20 ? 'ok' : 'MISS');
       lines.push(`/find by FN over HTTP (${lookups} random lookups): p50 ${result.byFnP50.toFixed(2)} ms, p99 ${result.byFnP99.toFixed(2)} ms [bar <20 ms: ${ok(result.byFnP99)}]`);
       lines.push(`/find by TL/TT/TN over HTTP (${lookups} random lookups): p50 ${result.byTnP50.toFixed(2)} ms, p99 ${result.byTnP99.toFixed(2)} ms [bar <20 ms: ${ok(result.byTnP99)}]`);
-      lines.push(`start with ${records} records: /state answered ${startMs.toFixed(0)} ms after the process was spawned (includes loading tsx) [bar <1000 ms: ${startMs < 1000 ? 'ok' : 'MISS'}]`);
+      lines.push(`start with ${records} records: /state answered ${startMs.toFixed(0)} ms after the process was spawned (${serviceEntry.endsWith('.ts') ? 'includes loading tsx' : 'the build, as npm start runs it'}) [bar <1000 ms: ${startMs < 1000 ? 'ok' : 'MISS'}]`);
       return result;
     } finally {
       await stopServer(sp);

@@ -38,6 +38,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The node arguments that run a service entry: a .ts file under tsx, a .js file (the build) as it is. */
+export function entryArgs(entry: string): string[] {
+  return entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry];
+}
+
 export function startServer(name: string, args: readonly string[], cwd: string, port: number): ServerProcess {
   const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
   let tail = '';

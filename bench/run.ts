@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { median, runLoad, type LoadResult } from './load.js';
-import { describeExit, freePort, httpAgent, indent, startServer, stopServer, waitReady, type ServerProcess } from './proc.js';
+import { describeExit, entryArgs, freePort, httpAgent, indent, startServer, stopServer, waitReady, type ServerProcess } from './proc.js';
 import { runFindBench } from './find.js';
 import { makePool, type PoolReceipt } from './receipts.js';
 
@@ -25,10 +25,11 @@ environment:
   BENCH_RUNS            runs per scenario and server, median reported (default 3, --quick 1)
   BENCH_POOL            number of pre-generated receipts (default 500, half JSON, half XML)
   BENCH_SEED            seed of the receipt pool (default 20240601)
-  BENCH_SERVICE_ENTRY   service entry script, relative to the repo root (default src/cli.ts)
+  BENCH_SERVICE_ENTRY   service entry script, relative to the repo root (default bin/efr.js, the build
+                        that npm start runs; npm run bench builds it first; a .ts entry runs under tsx)
 
 Scenarios: "single POS" (1 connection, sequential) and "32 POS" (32 connections), each against the
-service (node --import tsx src/cli.ts serve --port P --data D, fresh temp data folder) and against
+service (node bin/efr.js serve --port P --data D, fresh temp data folder) and against
 bench/naive-reference.ts (node:http + ECDSA P-256 signature + one fdatasync per request).
 Reported: median req/s (2xx per second), p50 and p99 latency of 2xx answers in ms, non-2xx count,
 journal bytes per receipt. Exit code 0 even when bars are missed; non-zero when a server fails to
@@ -74,7 +75,7 @@ function readOptions(): Options | undefined {
     warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', quick ? 1 : 2, false),
     poolSize: envNumber('BENCH_POOL', 500, true),
     seed: envNumber('BENCH_SEED', 20240601, true),
-    serviceEntry: process.env['BENCH_SERVICE_ENTRY'] ?? 'src/cli.ts',
+    serviceEntry: process.env['BENCH_SERVICE_ENTRY'] ?? 'bin/efr.js',
   };
 }
 
@@ -295,7 +296,7 @@ async function main(): Promise<number> {
       efrDir = mkdtempSync(join(tmpdir(), 'efr-bench-data-'));
       dirs.push(efrDir);
       const port = await freePort();
-      efr = startServer('EFR service', ['--import', 'tsx', opts.serviceEntry, 'serve', '--port', String(port), '--data', efrDir], repoRoot, port);
+      efr = startServer('EFR service', [...entryArgs(opts.serviceEntry), 'serve', '--port', String(port), '--data', efrDir], repoRoot, port);
       servers.push(efr);
     }
     const ready = (sp: ServerProcess): Promise<number> =>
