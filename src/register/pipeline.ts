@@ -23,6 +23,7 @@ import { rnOfQuery, rnOfTransaction } from './register-number.js';
 import { checkTransactionScope } from './security/token-scope.js';
 import type { TokenScope } from './security/tokens.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
+import { assertDiskRoom, isDiskFull } from './maintenance/disk-quota.js';
 
 export type Mode = 'register' | 'restart';
 
@@ -115,8 +116,8 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   if (resume) reg.pendingResume.set(resume, sq);
   const done = committed.then(
     () => undefined,
-    () => {
-      throw new FiscalError('#JOURNAL');
+    (e: unknown) => {
+      throw new FiscalError(isDiskFull(e) ? '#DISK_FULL' : '#JOURNAL');
     },
   ).finally(() => {
     reg.pending.delete(sq);
@@ -243,6 +244,8 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
       refs = await loadReferences(ctx, reg, esrIn);
     }
   }
+  // DiskQuota: refused before anything is sealed (a retry of an answered transaction still gets its answer above)
+  assertDiskRoom(ctx);
   const tnIn = str(esrIn, 'TN');
   const settings = ctx.profiles.settings(reg.state.rn);
   // the country module opens what it needs (a signature device, keys) before the synchronous section
@@ -438,6 +441,7 @@ function sealTra(ctx: ServiceContext, reg: Register, type: TransactionType, chec
 }
 
 async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Promise<Outcome> {
+  assertDiskRoom(ctx);
   const now = ctx.clock.now();
   const d = formatLocalDateTime(now);
   return { sealed: await appendRecord(ctx, reg, { type: 'Audit', data: { TS: d, Audit: doc.body }, index: { d } }) };
@@ -473,7 +477,10 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
     format = responseFormat(req.accept, doc.format);
     root = answerRoot(doc.root);
     if (req.scope) checkTransactionScope(ctx, req.scope, rn, doc);
-    if (!ctx.registers.get(rn)) checkBeforeCreating(ctx, rn, doc);
+    if (!ctx.registers.get(rn)) {
+      checkBeforeCreating(ctx, rn, doc);
+      assertDiskRoom(ctx);
+    }
     const reg = await ctx.registers.getOrCreate(rn);
     lang = ctx.registers.lang(reg);
     const settings = ctx.profiles.settings(rn);

@@ -7,6 +7,7 @@ import { type Format, type Obj, type Value, contentType, encode, isObj, obj, str
 import type { CachedResponse } from './registers.js';
 import { signingPayload } from './journal/chain.js';
 import type { JournalRecord } from './journal/types.js';
+import { isDiskFull } from './maintenance/disk-quota.js';
 
 export interface Reply {
   status: number;
@@ -91,6 +92,8 @@ export interface Failure {
 
 export function failureOf(e: unknown, lang: Lang): Failure {
   if (e instanceof FiscalError) return { rc: e.rc, code: e.code, userMessage: e.localized(lang), status: e.status };
+  // a write that found the disk full (a new register's row, a file): RC NO, #DISK_FULL
+  if (isDiskFull(e)) return failureOf(new FiscalError('#DISK_FULL'), lang);
   const def = errorDef('#INTERNAL');
   return { rc: def.rc, code: '#INTERNAL', userMessage: message('#INTERNAL', lang), status: def.status };
 }

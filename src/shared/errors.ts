@@ -292,6 +292,15 @@ const defs = {
       nl: 'Het journaal kon niet worden geschreven; de transactie is niet geregistreerd, probeer opnieuw',
     },
   },
+  '#DISK_FULL': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The disk of the register service is full (or its DiskQuota is reached); the transaction is not registered. Free space, then retry',
+      de: 'Der Datenträger des Registrierdienstes ist voll (oder seine DiskQuota erreicht); die Transaktion ist nicht registriert. Bitte Platz schaffen und wiederholen',
+      fr: 'Le disque du service d\'enregistrement est plein (ou son DiskQuota est atteint) ; la transaction n\'est pas enregistrée. Libérez de l\'espace, puis réessayez',
+      nl: 'De schijf van de registratiedienst is vol (of zijn DiskQuota is bereikt); de transactie is niet geregistreerd. Maak ruimte vrij en probeer opnieuw',
+    },
+  },
   '#FORBIDDEN': {
     rc: 'BAD', status: 403,
     msg: {
@@ -389,6 +398,42 @@ const defs = {
       de: 'Dieser Dienst nimmt nur Anfragen mit einem vertrauenswürdigen TLS-Client-Zertifikat an: {detail}',
       fr: 'Ce service n\'accepte que les requêtes avec un certificat client TLS de confiance : {detail}',
       nl: 'Deze dienst aanvaardt alleen verzoeken met een vertrouwd TLS-clientcertificaat: {detail}',
+    },
+  },
+  '#IN_USE': {
+    rc: 'BAD', status: 409,
+    msg: {
+      en: 'Restore refused (IN_USE): {detail}; a backup is restored only onto a new, unused instance',
+      de: 'Wiederherstellung abgelehnt (IN_USE): {detail}; eine Sicherung wird nur auf einer neuen, unbenutzten Instanz wiederhergestellt',
+      fr: 'Restauration refusée (IN_USE) : {detail} ; une sauvegarde n\'est restaurée que sur une instance neuve et inutilisée',
+      nl: 'Herstel geweigerd (IN_USE): {detail}; een back-up wordt alleen op een nieuwe, ongebruikte instantie hersteld',
+    },
+  },
+  '#ONLINE': {
+    rc: 'BAD', status: 409,
+    msg: {
+      en: 'Restore refused (ONLINE): {detail}; restore onto an instance that has not registered anything since it started',
+      de: 'Wiederherstellung abgelehnt (ONLINE): {detail}; nur auf einer Instanz wiederherstellen, die seit ihrem Start nichts registriert hat',
+      fr: 'Restauration refusée (ONLINE) : {detail} ; restaurer sur une instance qui n\'a rien enregistré depuis son démarrage',
+      nl: 'Herstel geweigerd (ONLINE): {detail}; herstel op een instantie die sinds haar start niets heeft geregistreerd',
+    },
+  },
+  '#BACKUP_INVALID': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'The backup {value} cannot be used: {detail}',
+      de: 'Die Sicherung {value} kann nicht verwendet werden: {detail}',
+      fr: 'La sauvegarde {value} ne peut pas être utilisée : {detail}',
+      nl: 'De back-up {value} kan niet worden gebruikt: {detail}',
+    },
+  },
+  '#BACKUP_BUSY': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'A backup or restore of register {value} is running; please retry when it has finished',
+      de: 'Eine Sicherung oder Wiederherstellung der Kasse {value} läuft; bitte nach ihrem Ende wiederholen',
+      fr: 'Une sauvegarde ou restauration de la caisse {value} est en cours ; veuillez réessayer quand elle sera terminée',
+      nl: 'Een back-up of herstel van kassa {value} loopt; probeer opnieuw wanneer die klaar is',
     },
   },
   '#INTERNAL': {

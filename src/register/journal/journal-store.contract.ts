@@ -97,6 +97,55 @@ export function journalStoreContract(name: string, open: () => Promise<{ store: 
       }
     });
 
+    test('cleaning removes a prefix of a register and keeps the hash the rest of the chain verifies from', async () => {
+      const { store, signer, close } = await open();
+      try {
+        const rid = await store.createRegister('def', initialState('def'));
+        const other = await store.createRegister('other', initialState('other'));
+        // more records than one cleaning step, so that the cut moves in several transactions
+        const { records, last } = makeRecords(rid, 'def', 1, 2100, GENESIS, signer);
+        await store.append(records, new Map([[rid, JSON.stringify({ ...initialState('def'), sq: 2100, hash: last })]]));
+        const { records: others } = makeRecords(other, 'other', 1, 5, GENESIS, signer);
+        await store.append(others, new Map());
+        assert.equal(await store.cutOf(rid), undefined);
+        await assert.rejects(store.removeUpTo(rid, 2100, '2026-11-22T10:00:00Z'), 'the last record stays');
+        await assert.rejects(store.removeUpTo(rid, 5000, '2026-11-22T10:00:00Z'), 'not past the end');
+        assert.equal(await store.count(rid), 2100);
+
+        assert.equal(await store.removeUpTo(rid, 2050, '2026-11-22T10:00:00Z'), 2050);
+        const cut = await store.cutOf(rid);
+        assert.deepEqual(cut, { sq: 2050, hash: (records[2049] as JournalRecord).hash.toString('hex'), d: '2026-11-21T10:00:00', at: '2026-11-22T10:00:00Z' });
+        assert.equal(await store.count(rid), 50);
+        assert.equal(await store.get(rid, 2050), undefined);
+        assert.equal((await store.get(rid, 2051))?.sq, 2051);
+        assert.deepEqual((await store.byFn(rid, 'F7')).length, 0);
+        const sqs: number[] = [];
+        for await (const r of store.range(rid, 1)) sqs.push(r.sq);
+        assert.equal(sqs[0], 2051);
+        assert.equal(sqs.length, 50);
+        // the other register is untouched
+        assert.equal(await store.count(other), 5);
+        assert.equal(await store.cutOf(other), undefined);
+
+        // a cut never moves back; the chain goes on and verifies from the cut's hash
+        assert.equal(await store.removeUpTo(rid, 100, '2026-11-23T10:00:00Z'), 0);
+        assert.equal((await store.cutOf(rid))?.sq, 2050);
+        const { records: more } = makeRecords(rid, 'def', 2101, 10, last, signer);
+        await store.append(more, new Map());
+        await store.compact();
+        const report = await verifyChain(store.range(rid, 1), signer.publicKey, (cut?.sq ?? 0) + 1, cut?.hash);
+        assert.ok(report.ok, JSON.stringify(report));
+        assert.equal(report.count, 60);
+        assert.equal(report.lastSq, 2110);
+        assert.equal((await verifyChain(store.range(rid, 1), signer.publicKey)).ok, false, 'without the cut the rest does not verify from SQ 1');
+        // removing more later moves the cut on
+        assert.equal(await store.removeUpTo(rid, 2060, '2026-11-24T10:00:00Z'), 10);
+        assert.equal((await store.cutOf(rid))?.hash, (records[2059] as JournalRecord).hash.toString('hex'));
+      } finally {
+        await close();
+      }
+    });
+
     test('settings are kept', async () => {
       const { store, close } = await open();
       try {

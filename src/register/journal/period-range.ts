@@ -17,7 +17,9 @@ export interface DatePeriod {
 /** SQ range of a register's committed journal (ending at `headSq`) for a period; all of it without one; undefined when empty. */
 export async function periodSqRange(store: JournalStore, rid: number, headSq: number, period: DatePeriod = {}): Promise<{ firstSQ: number; lastSQ: number } | undefined> {
   if (headSq < 1) return undefined;
-  if (period.from === undefined && period.till === undefined) return { firstSQ: 1, lastSQ: headSq };
+  // a cleaned journal starts after its cut
+  const firstKept = ((await store.cutOf(rid))?.sq ?? 0) + 1;
+  if (period.from === undefined && period.till === undefined) return firstKept <= headSq ? { firstSQ: firstKept, lastSQ: headSq } : undefined;
   const query: Omit<FindQuery, 'sort'> = {
     endSq: headSq,
     ...(period.from !== undefined ? { from: period.from } : {}),

@@ -1,6 +1,7 @@
 /**
  * The journal's data types and the JournalStore interface that SQLite (and later PostgreSQL)
- * implement. A journal is append-only: records are never changed or deleted.
+ * implement. A journal is append-only: records are never changed, and deleted only by cleaning,
+ * from the start of a register's chain and keeping the hash the rest builds on (JournalCut).
  */
 import type { Obj } from '../codec/index.js';
 import type { GrandTotals } from '../closing/z-report.js';
@@ -95,6 +96,21 @@ export interface FindQuery {
   sort: 'asc' | 'desc';
 }
 
+/**
+ * Where a cleaned register's journal starts: records 1..sq were removed (POST /disk/clean, after they
+ * were archived). `hash` is the hash of record sq, the previous hash of the first remaining record: the
+ * rest verifies from it (verifyChain(range(sq + 1), key, sq + 1, hash)), as a period export does.
+ */
+export interface JournalCut {
+  sq: number;
+  /** hex SHA-256 of record sq */
+  hash: string;
+  /** D of record sq */
+  d: string;
+  /** ISO time of the cleaning */
+  at: string;
+}
+
 export interface JournalStore {
   /** All registers with their state, as of the last commit. */
   loadRegisters(): Promise<RegisterState[]>;
@@ -121,6 +137,16 @@ export interface JournalStore {
   /** Records matching the query in SQ order, read in pages of `pageSize`. */
   find(rid: number, query: FindQuery, pageSize?: number): AsyncIterable<JournalRecord>;
   count(rid?: number): Promise<number>;
+  /** The cut of a cleaned register, undefined when none of its records were removed. */
+  cutOf(rid: number): Promise<JournalCut | undefined>;
+  /**
+   * Removes the records of a register up to SQ `sq` (cleaning; the caller decides what is archived and no
+   * longer needed) and moves its cut there, keeping record sq's hash. The last record always stays; a cut
+   * never moves back (an sq at or below the cut removes nothing). Returns the number of records removed.
+   */
+  removeUpTo(rid: number, sq: number, at: string): Promise<number>;
+  /** Gives the space of removed records back to the file system. */
+  compact(): Promise<void>;
   getSetting(key: string): Promise<string | undefined>;
   putSetting(key: string, value: string): Promise<void>;
   close(): Promise<void>;

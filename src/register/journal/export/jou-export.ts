@@ -59,8 +59,10 @@ export async function planJouExport(store: JournalStore, rid: number, rn: string
   let prevHash = GENESIS;
   if (firstSQ > 1) {
     const before = await store.get(rid, firstSQ - 1);
-    if (!before) throw new Error(`journal of ${rn} has no record SQ ${firstSQ - 1}`);
-    prevHash = before.hash.toString('hex');
+    // a cleaned journal: the record before the first remaining one is gone, its hash kept by the cut
+    const cut = before ? undefined : await store.cutOf(rid);
+    if (!before && cut?.sq !== firstSQ - 1) throw new Error(`journal of ${rn} has no record SQ ${firstSQ - 1}`);
+    prevHash = before ? before.hash.toString('hex') : (cut?.hash ?? GENESIS);
   }
   return { rn, rid, firstSQ, lastSQ, prevHash, period: { ...period } };
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -44,6 +44,72 @@ test('SQLite: the file is in WAL mode with synchronous FULL, and records cannot 
     }
   } finally {
     await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite: records are deleted only up to the register\'s cut, and a cut never moves back', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
+  const file = join(dir, 'journal.sqlite');
+  const store = new SqliteJournalStore(file);
+  try {
+    const rid = await store.createRegister('def', initialState('def'));
+    let prev = GENESIS;
+    for (let sq = 1; sq <= 5; sq++) {
+      const data = `{"SQ":"${sq}"}`;
+      const hash = chainHash(prev, data);
+      await store.append([{ rid, sq, type: 'log', d: '2026-11-21T10:00:00', data, hash, sig: Buffer.alloc(64) }], new Map());
+      prev = hash.toString('hex');
+    }
+    assert.equal(await store.removeUpTo(rid, 2, '2026-11-22T00:00:00Z'), 2);
+    const db = new Database(file);
+    try {
+      assert.equal(db.pragma('auto_vacuum', { simple: true }), 2, 'a new journal gives pages back incrementally');
+      assert.throws(() => db.prepare('DELETE FROM journal WHERE sq = 3').run(), /cannot be deleted/);
+      assert.throws(() => db.prepare('UPDATE journal_cut SET sq = 1').run(), /cannot move back/);
+      assert.throws(() => db.prepare('DELETE FROM journal_cut').run(), /cannot be removed/);
+      assert.equal((db.prepare('SELECT count(*) AS n FROM journal').get() as { n: number }).n, 3);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite: a journal made before cleaning existed gets the new delete rule and is compacted', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
+  const file = join(dir, 'journal.sqlite');
+  try {
+    // the schema as it was: no auto_vacuum, a trigger that refuses every DELETE
+    const old = new Database(file);
+    old.pragma('journal_mode = WAL');
+    old.exec(`CREATE TABLE journal (rid INTEGER NOT NULL, sq INTEGER NOT NULL, type TEXT NOT NULL, d TEXT NOT NULL, tl TEXT, tt TEXT, tn TEXT, fn TEXT, t TEXT, nfs TEXT, bc TEXT,
+      ch BLOB, rh BLOB, ref TEXT, resume TEXT, data BLOB NOT NULL, hash BLOB NOT NULL, sig BLOB NOT NULL, UNIQUE (rid, sq));
+      CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal BEGIN SELECT RAISE(ABORT, 'journal records cannot be deleted'); END;`);
+    old.close();
+    const store = new SqliteJournalStore(file);
+    try {
+      const rid = await store.createRegister('def', initialState('def'));
+      let prev = GENESIS;
+      const big = 'x'.repeat(3000);
+      for (let sq = 1; sq <= 300; sq++) {
+        const data = `{"SQ":"${sq}","pad":"${big}${sq}"}`;
+        const hash = chainHash(prev, data);
+        await store.append([{ rid, sq, type: 'log', d: '2026-11-21T10:00:00', data, hash, sig: Buffer.alloc(64) }], new Map());
+        prev = hash.toString('hex');
+      }
+      await store.compact();
+      const before = statSync(file).size;
+      assert.equal(await store.removeUpTo(rid, 290, '2026-11-22T00:00:00Z'), 290);
+      await store.compact();
+      assert.ok(statSync(file).size < before, `the file shrinks: ${statSync(file).size} < ${before}`);
+      assert.equal(await store.count(rid), 10);
+    } finally {
+      await store.close();
+    }
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1,6 +1,8 @@
 /**
  * The embedded journal: one SQLite file in the data folder, WAL mode with synchronous=FULL,
- * so that a commit is on disk before it returns. Triggers refuse any UPDATE or DELETE of a record.
+ * so that a commit is on disk before it returns. Triggers refuse any UPDATE of a record and any DELETE
+ * but the one of cleaning: records up to a register's cut (journal_cut), which keeps the hash of the
+ * last removed record so that the rest of the chain still verifies from it.
  */
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
@@ -9,7 +11,7 @@ import { dirname } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import { type Appender, createAppender, openForWriting } from './append.js';
-import type { FindQuery, JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
+import type { FindQuery, JournalCut, JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS registers (
@@ -38,13 +40,44 @@ CREATE INDEX IF NOT EXISTS journal_d ON journal (rid, d);
 CREATE INDEX IF NOT EXISTS journal_resume ON journal (rid, resume, sq) WHERE resume IS NOT NULL;
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
   BEGIN SELECT RAISE(ABORT, 'journal records cannot be changed'); END;
-CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
-  BEGIN SELECT RAISE(ABORT, 'journal records cannot be deleted'); END;
+-- cleaning (POST /disk/clean): records 1..sq of a register are removed; hash is record sq's, the
+-- previous hash of the first remaining record. A cut only moves forward.
+CREATE TABLE IF NOT EXISTS journal_cut (
+  rid  INTEGER PRIMARY KEY,
+  sq   INTEGER NOT NULL,
+  hash BLOB NOT NULL,
+  d    TEXT NOT NULL,
+  at   TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS journal_cut_forward BEFORE UPDATE ON journal_cut
+  WHEN NEW.sq < OLD.sq OR NEW.rid <> OLD.rid
+  BEGIN SELECT RAISE(ABORT, 'a journal cut cannot move back'); END;
+CREATE TRIGGER IF NOT EXISTS journal_cut_kept BEFORE DELETE ON journal_cut
+  BEGIN SELECT RAISE(ABORT, 'a journal cut cannot be removed'); END;
 CREATE TABLE IF NOT EXISTS settings (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
 `;
+
+/** Records can be deleted only up to their register's cut (journals made before cleaning existed refused every DELETE). */
+const DELETE_TRIGGER = `
+CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal
+  WHEN OLD.sq > COALESCE((SELECT sq FROM journal_cut WHERE rid = OLD.rid), 0)
+  BEGIN SELECT RAISE(ABORT, 'journal records cannot be deleted'); END;
+`;
+
+function installDeleteTrigger(db: Db): void {
+  const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'journal_no_delete'").get() as { sql: string } | undefined;
+  if (row?.sql.includes('journal_cut')) return;
+  db.transaction(() => {
+    db.exec('DROP TRIGGER IF EXISTS journal_no_delete');
+    db.exec(DELETE_TRIGGER);
+  })();
+}
+
+/** Records removed per transaction while cleaning: appends wait at most for one such step. */
+const CUT_STEP = 2000;
 
 interface Row {
   rid: number; sq: number; type: string; d: string;
@@ -91,8 +124,11 @@ export class SqliteJournalStore implements JournalStore {
   constructor(file: string, options: { nosync?: boolean; writerThread?: boolean } = {}) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
+    // a new file gives the pages of cleaned records back (PRAGMA incremental_vacuum); must precede WAL
+    this.db.pragma('auto_vacuum = INCREMENTAL');
     openForWriting(this.db, options.nosync);
     this.db.exec(SCHEMA);
+    installDeleteTrigger(this.db);
     if (options.writerThread) {
       const workerData = { file, nosync: options.nosync === true };
       if (import.meta.url.endsWith('.ts')) {
@@ -103,12 +139,12 @@ export class SqliteJournalStore implements JournalStore {
       } else {
         this.writer = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData });
       }
-      this.writer.on('message', (m: { id: number; ok: boolean; error?: string }) => {
+      this.writer.on('message', (m: { id: number; ok: boolean; error?: string; code?: string }) => {
         const w = this.waiting.get(m.id);
         if (!w) return;
         this.waiting.delete(m.id);
         if (m.ok) w.resolve();
-        else w.reject(new Error(m.error ?? 'journal write failed'));
+        else w.reject(Object.assign(new Error(m.error ?? 'journal write failed'), m.code ? { code: m.code } : {}));
       });
       const fail = (e: Error): void => {
         this.writerError = e;
@@ -250,6 +286,43 @@ export class SqliteJournalStore implements JournalStore {
       ? this.db.prepare('SELECT count(*) AS n FROM journal').get()
       : this.db.prepare('SELECT count(*) AS n FROM journal WHERE rid = ?').get(rid)) as { n: number };
     return row.n;
+  }
+
+  async cutOf(rid: number): Promise<JournalCut | undefined> {
+    const row = this.db.prepare('SELECT sq, hash, d, at FROM journal_cut WHERE rid = ?').get(rid) as { sq: number; hash: Buffer; d: string; at: string } | undefined;
+    return row ? { sq: row.sq, hash: row.hash.toString('hex'), d: row.d, at: row.at } : undefined;
+  }
+
+  async removeUpTo(rid: number, sq: number, at: string): Promise<number> {
+    const from = (await this.cutOf(rid))?.sq ?? 0;
+    if (!Number.isSafeInteger(sq) || sq <= from) return 0;
+    const last = (this.db.prepare('SELECT max(sq) AS sq FROM journal WHERE rid = ?').get(rid) as { sq: number | null }).sq ?? 0;
+    if (sq >= last) throw new Error(`the last record of a register stays: cannot remove up to SQ ${sq} of ${last}`);
+    const anchorOf = this.db.prepare('SELECT hash, d FROM journal WHERE rid = ? AND sq = ?');
+    const setCut = this.db.prepare('INSERT INTO journal_cut (rid, sq, hash, d, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (rid) DO UPDATE SET sq = excluded.sq, hash = excluded.hash, d = excluded.d, at = excluded.at');
+    const remove = this.db.prepare('DELETE FROM journal WHERE rid = ? AND sq > ? AND sq <= ?');
+    // the cut moves first, in the same transaction as the records it lets go
+    const step = this.db.transaction((lo: number, hi: number): number => {
+      const anchor = anchorOf.get(rid, hi) as { hash: Buffer; d: string } | undefined;
+      if (!anchor) throw new Error(`journal of register ${rid} has no record SQ ${hi}: cannot cut there`);
+      setCut.run(rid, hi, anchor.hash, anchor.d, at);
+      return remove.run(rid, lo, hi).changes;
+    });
+    let removed = 0;
+    for (let lo = from; lo < sq; lo = Math.min(sq, lo + CUT_STEP)) {
+      removed += step(lo, Math.min(sq, lo + CUT_STEP));
+      // registrations go on between the steps
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return removed;
+  }
+
+  async compact(): Promise<void> {
+    const mode = this.db.pragma('auto_vacuum', { simple: true }) as number;
+    // a journal made before auto_vacuum was set is rewritten once (it then stays incremental)
+    if (mode === 2) this.db.exec('PRAGMA incremental_vacuum');
+    else this.db.exec('PRAGMA auto_vacuum = INCREMENTAL; VACUUM');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   async getSetting(key: string): Promise<string | undefined> {

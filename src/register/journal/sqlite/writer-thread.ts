@@ -21,7 +21,13 @@ const append = createAppender(db);
 
 // After a failed batch, the batches already sent behind it were chained on top of it: refuse them
 // until the main thread has read the state back and says 'resume'.
-let failed: string | undefined;
+let failed: { error: string; code?: string } | undefined;
+
+/** The message and code (SQLITE_FULL, SQLITE_IOERR_WRITE, ...) of a failure: the main thread maps the code (disk full). */
+function failureOf(e: unknown): { error: string; code?: string } {
+  const code = (e as { code?: unknown }).code;
+  return { error: e instanceof Error ? e.message : String(e), ...(typeof code === 'string' ? { code } : {}) };
+}
 
 parentPort?.on('message', (msg: Batch | 'close' | 'resume') => {
   if (msg === 'close') {
@@ -34,14 +40,14 @@ parentPort?.on('message', (msg: Batch | 'close' | 'resume') => {
     return;
   }
   if (failed !== undefined) {
-    parentPort?.postMessage({ id: msg.id, ok: false, error: `an earlier batch failed: ${failed}` });
+    parentPort?.postMessage({ id: msg.id, ok: false, ...failed, error: `an earlier batch failed: ${failed.error}` });
     return;
   }
   try {
     append(msg.records, msg.states);
     parentPort?.postMessage({ id: msg.id, ok: true });
   } catch (e) {
-    failed = e instanceof Error ? e.message : String(e);
-    parentPort?.postMessage({ id: msg.id, ok: false, error: failed });
+    failed = failureOf(e);
+    parentPort?.postMessage({ id: msg.id, ok: false, ...failed });
   }
 });
