@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { parseAttributes, settingsOf } from '../profile/attributes.js';
+import { fileFolder, udpTarget } from './start.js';
+
+const def = (attributes: string) => settingsOf(parseAttributes(attributes));
+
+test('UDP: UdpServer_Port, else HttpServer_Port, else --port, else the port the HTTP listener got; the HTTP host', () => {
+  assert.deepEqual(udpTarget(def(''), { port: 5618 }), { port: 5618, host: '0.0.0.0' });
+  assert.deepEqual(udpTarget(def('UdpServer_Port=5620'), { port: 5618, host: '::' }), { port: 5620, host: '::' });
+  assert.deepEqual(udpTarget(def('HttpServer_Port=8080'), { port: 5618 }), { port: 8080, host: '0.0.0.0' });
+  assert.deepEqual(udpTarget(def('HttpServer_Port=8080 UdpServer_Port=9000'), { port: 5618 }), { port: 9000, host: '0.0.0.0' });
+  assert.deepEqual(udpTarget(def(''), { port: 0, host: '127.0.0.1', httpPort: 40123 }), { port: 40123, host: '127.0.0.1' });
+  for (const bad of ['0', '65536', 'udp', '-1']) assert.equal(udpTarget(def(`UdpServer_Port=${bad}`), { port: 5618 }).port, 5618, bad);
+  assert.equal(udpTarget(def('HttpServer_IPv4'), { port: 1, host: '::' }).host, '0.0.0.0', 'HttpServer_IPv4 as for HTTP');
+});
+
+test('file interface folder: the data folder, or FileWatch_path (relative to the data folder) as a network folder', () => {
+  assert.deepEqual(fileFolder(def(''), '/data'), { folder: '/data', network: false });
+  assert.deepEqual(fileFolder(def('FileWatch_path=/mnt/pos'), '/data'), { folder: '/mnt/pos', network: true });
+  assert.deepEqual(fileFolder(def('FileWatch_path=share'), '/data'), { folder: join('/data', 'share'), network: true });
+  assert.deepEqual(fileFolder(def('FileWatch_path'), '/data'), { folder: '/data', network: false }, 'no value: the data folder');
+});

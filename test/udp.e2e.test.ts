@@ -1,0 +1,166 @@
+/**
+ * UDP over real sockets: a datagram with a request gets the answer datagram back, on the HTTP port,
+ * over IPv4 and IPv6; refusals, duplicates, the size limit, UdpServer_disable and UdpServer_Port.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import { rmSync } from 'node:fs';
+import type { ServiceContext } from '../src/register/context.js';
+import type { JournalRecord } from '../src/register/journal/types.js';
+import { type RunningService, startService } from '../src/register/server.js';
+import { freePort, post, sale, startTestService, tempDir } from './helpers.js';
+
+/** Sends one datagram and waits for one answer (or undefined after `ms`). */
+function exchange(type: 'udp4' | 'udp6', host: string, port: number, payload: string | Buffer, ms = 10_000): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket(type);
+    const timer = setTimeout(() => {
+      socket.close();
+      resolve(undefined);
+    }, ms);
+    socket.once('message', (msg) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(msg);
+    });
+    socket.once('error', (e) => {
+      clearTimeout(timer);
+      socket.close();
+      reject(e);
+    });
+    socket.send(typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload, port, host);
+  });
+}
+
+async function records(ctx: ServiceContext, rn = 'def'): Promise<JournalRecord[]> {
+  const reg = ctx.registers.get(rn);
+  if (!reg) return [];
+  const out: JournalRecord[] = [];
+  for await (const r of ctx.store.range(reg.state.rid, 1)) out.push(r);
+  return out;
+}
+
+/** Whether a UDP port is free on the host (nothing bound there). */
+function udpFree(type: 'udp4' | 'udp6', host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createSocket(type);
+    s.once('error', () => resolve(false));
+    s.bind(port, host, () => s.close(() => resolve(true)));
+  });
+}
+
+describe('UDP', () => {
+  let svc: RunningService;
+  const dataDir = tempDir('efr-udp-');
+
+  before(async () => {
+    // dual stack, like `--host ::`
+    svc = await startService({ port: 0, host: '::', dataDir, log: false, env: {} });
+  });
+  after(async () => {
+    await svc.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a request datagram gets its answer datagram on the HTTP port, over IPv4 and IPv6; a retry is answered #DUPLICATE', async () => {
+    const body = JSON.stringify(sale({ TN: '11' }));
+    const first = await exchange('udp4', '127.0.0.1', svc.port, body);
+    assert.ok(first, 'an answer');
+    const a = JSON.parse(first.toString('utf8')).TraC;
+    assert.equal(a.Result.RC, 'OK', first.toString());
+    assert.equal(a.ESR.TN, '11');
+    assert.ok(a.Fis.Code, 'the receipt code');
+    // the POS did not get the answer and sends again (over IPv6 this time)
+    const again = await exchange('udp6', '::1', svc.port, body);
+    assert.ok(again);
+    const b = JSON.parse(again.toString('utf8')).TraC;
+    assert.equal(b.Result.RC, 'OK');
+    assert.equal(b.Result.ErrorCode, '#DUPLICATE');
+    assert.equal(b.SQ, a.SQ);
+    assert.equal(b.Fis.Code, a.Fis.Code);
+    const tra = (await records(svc.ctx)).filter((r) => r.type === 'Tra');
+    assert.deepEqual(tra.map((r) => r.tn), ['11'], 'registered once');
+  });
+
+  test('XML with RN as a root attribute goes to that register and is answered in XML', async () => {
+    const xml = '<Tra RN="udp2"><ESR TL="1" TT="1" TN="1"><PosA><Pos PN="1" Dsc="Tea" TaxG="A" Amt="2.00"/></PosA><PayA><Pay Dsc="Cash" PayG="cash" Amt="2.00"/></PayA></ESR></Tra>';
+    const answer = (await exchange('udp6', '::1', svc.port, xml))?.toString('utf8') ?? '';
+    assert.match(answer, /^<\?xml/);
+    assert.match(answer, /<TraC SQ="1"><Result RC="OK"\/>/, answer);
+    assert.equal((await records(svc.ctx, 'udp2')).filter((r) => r.type === 'Tra').length, 1);
+  });
+
+  test('bad datagrams get RC BAD naming the problem; a datagram over 65,507 bytes is refused naming the limit', async () => {
+    const before = (await records(svc.ctx)).length;
+    const bad = JSON.parse((await exchange('udp4', '127.0.0.1', svc.port, 'hello'))?.toString('utf8') ?? '{}').TraC;
+    assert.equal(bad.Result.RC, 'BAD');
+    assert.equal(bad.Result.ErrorCode, '#MALFORMED');
+    const missing = JSON.parse((await exchange('udp4', '127.0.0.1', svc.port, JSON.stringify(sale({ TN: '12' }, [['A', 'x']]))))?.toString('utf8') ?? '{}').TraC;
+    assert.equal(missing.Result.RC, 'BAD');
+    assert.match(missing.Result.UserMessage, /Amt/);
+    // IPv4 carries at most 65,507 bytes; IPv6 up to 65,527: those are refused
+    const big = Buffer.alloc(65_527, ' ');
+    big.write(JSON.stringify(sale({ TN: '13' })), 0, 'utf8');
+    const refused = JSON.parse((await exchange('udp6', '::1', svc.port, big))?.toString('utf8') ?? '{}').TraC;
+    assert.equal(refused.Result.RC, 'BAD');
+    assert.equal(refused.Result.ErrorCode, '#TOO_LARGE');
+    assert.match(refused.Result.UserMessage, /65507/);
+    // the largest datagram is taken
+    const largest = Buffer.alloc(65_507, ' ');
+    largest.write(JSON.stringify(sale({ TN: '14' })), 0, 'utf8');
+    const taken = JSON.parse((await exchange('udp4', '127.0.0.1', svc.port, largest))?.toString('utf8') ?? '{}').TraC;
+    assert.equal(taken.Result.RC, 'OK', JSON.stringify(taken));
+    assert.equal((await records(svc.ctx)).length, before + 1, 'only the good one is journaled');
+  });
+
+  test('an answer larger than a datagram leaves out Fis.QR and says so', async () => {
+    const r = await post(`http://127.0.0.1:${svc.port}/profile?rn=udpqr`, { Badge: 'B', Attributes: 'Fis_QR="type=bmp&size=10&bits=24"' });
+    assert.equal(r.status, 200, r.text);
+    const answer = await exchange('udp4', '127.0.0.1', svc.port, JSON.stringify({ Tra: { RN: 'udpqr', ESR: sale({ TN: '1' }).Tra.ESR } }));
+    assert.ok(answer);
+    assert.ok(answer.length <= 65_507);
+    const a = JSON.parse(answer.toString('utf8')).TraC;
+    assert.equal(a.Result.RC, 'OK');
+    assert.ok(a.Fis.Code);
+    assert.equal(a.Fis.QR, undefined);
+    assert.match(a.Result.Warning.join(' '), /larger than one datagram .* 65507 bytes\): Fis\.QR left out/);
+  });
+});
+
+describe('UDP settings', () => {
+  test('UdpServer_disable: no UDP socket; UdpServer_Port: UDP on its own port', async () => {
+    const off = await startTestService({ env: { SVC_EFR_PROFILE_CFG__DOT__def__DOT__UdpServer_disable: 'true' } });
+    try {
+      assert.equal(await udpFree('udp4', '127.0.0.1', off.port), true, 'nothing bound to the UDP port');
+      assert.equal(await exchange('udp4', '127.0.0.1', off.port, JSON.stringify(sale()), 300), undefined);
+    } finally {
+      await off.stop();
+    }
+    const port = await freePort();
+    const own = await startTestService({ env: { SVC_EFR_PROFILE_CFG__DOT__def__DOT__UdpServer_Port: String(port) } });
+    try {
+      assert.equal(await udpFree('udp4', '127.0.0.1', own.port), true, 'not on the HTTP port');
+      const a = JSON.parse((await exchange('udp4', '127.0.0.1', port, JSON.stringify(sale({ TN: '1' }))))?.toString('utf8') ?? '{}').TraC;
+      assert.equal(a.Result.RC, 'OK');
+    } finally {
+      await own.stop();
+    }
+  });
+
+  test('UdpServer_Port set by POST /profile moves UDP there', async () => {
+    const svc = await startTestService();
+    try {
+      const port = await freePort();
+      const r = await post(`${svc.url}/profile`, { Badge: 'B', Attributes: `UdpServer_Port=${port}` });
+      assert.equal(r.status, 200, r.text);
+      const deadline = Date.now() + 10_000;
+      let answer: Buffer | undefined;
+      while (!answer && Date.now() < deadline) answer = await exchange('udp4', '127.0.0.1', port, JSON.stringify(sale({ TN: '1' })), 200);
+      assert.equal(JSON.parse(answer?.toString('utf8') ?? '{}').TraC.Result.RC, 'OK');
+      assert.equal(await udpFree('udp4', '127.0.0.1', svc.port), true, 'the old port is closed');
+    } finally {
+      await svc.stop();
+    }
+  });
+});
