@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startService } from './register/server.js';
+import { type Stopped, isRestart } from './register/maintenance/service-control.js';
 import { verifyCommand } from './register/journal/export/verify-cli.js';
 import { VERIFIERS } from './register/fiscal/verifiers.js';
 import { APIKEY_USAGE, apiKeyCommand } from './register/security/api-key-cli.js';
@@ -19,6 +20,10 @@ commands:
             --cloud      cloud mode (or EFR_CLOUD=true): every request needs a bearer token from
                          POST /auth/token; token lifetimes EFR_TOKEN_ACCESS_TTL (default 3600 s)
                          and EFR_TOKEN_REFRESH_TTL (default 604800 s)
+            --service    runs under a service manager (systemd, NSSM, WinSW; systemd is also
+                         recognised by itself): the daily restart App_restartAt defaults to 03:00.
+                         POST /service/restart and App_restartAt exit with code 75 for the manager
+                         to start the service again; SIGTERM/SIGINT exit with 0 (docs/operations.md)
   verify    verify a journal export: efr verify <jou.zip>
             checks every record's hash chain and signature, names the first broken one
             efr verify --country at <dep-export.zip>: an Austrian DEP export (RKSV)
@@ -31,24 +36,33 @@ ${APIKEY_USAGE}`;
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' }, cloud: { type: 'boolean' } },
+    options: { port: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' }, cloud: { type: 'boolean' }, service: { type: 'boolean' } },
     strict: true,
   });
   const portText = values.port ?? process.env.EFR_PORT ?? '5618';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
   const dataDir = resolve(values.data ?? process.env.EFR_DATA ?? 'data');
-  const service = await startService({ port, dataDir, ...(values.host ? { host: values.host } : {}), ...(values.cloud ? { cloud: true } : {}) });
-  process.stdout.write(`efr register service listening on ${service.url} (data ${dataDir})\n`);
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`efr: ${signal}, closing after the last commit\n`);
-    service.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+  // systemd sets INVOCATION_ID for the processes of a unit; a terminal (a TTY) is no service manager
+  const asService = values.service === true || (Boolean(process.env.INVOCATION_ID) && !process.stdout.isTTY);
+  const exitWith = (stopped: Stopped): void => {
+    process.stdout.write(`efr: closed${isRestart(stopped.reason) ? ' for a restart' : ''}, exit code ${stopped.exitCode}\n`);
+    process.exit(stopped.exitCode);
+  };
+  const service = await startService({
+    port,
+    dataDir,
+    ...(values.host ? { host: values.host } : {}),
+    ...(values.cloud ? { cloud: true } : {}),
+    service: asService,
+    onRestart: exitWith,
+  });
+  if (service.http) process.stdout.write(`efr register service listening on ${service.url} (data ${dataDir})\n`);
+  else process.stdout.write(`efr register service started without HTTP listener (HttpServer_Disable; data ${dataDir})\n`);
+  const stop = (signal: 'SIGTERM' | 'SIGINT'): void => {
+    if (!service.control.stoppingNow) process.stdout.write(`efr: ${signal}, closing after the last commit\n`);
+    // a signal during a restart joins the close under way, and exits with the restart's code
+    void service.control.stop(signal).then(exitWith);
   };
   // nothing may end the service unnoticed: a stray rejection is logged and the service goes on
   process.on('unhandledRejection', (e) => process.stderr.write(`efr: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`));

@@ -19,10 +19,15 @@ import { layoutsRoutes } from './routes/layouts.js';
 import { qrRoutes } from './routes/qr.js';
 import { authTokenRoutes } from './routes/auth-token.js';
 import { certificateRoutes } from './routes/certificates.js';
+import { diskRoutes } from './routes/disk.js';
 import { clientCertificateHook } from './security/client-certificates.js';
 import { corsHook } from './security/cors.js';
 import { cloudTokenHook } from './security/cloud-auth.js';
 import { routeAccessHook } from './security/route-access.js';
+import { logRoutes } from './routes/logs.js';
+import { backupRoutes } from './routes/backup.js';
+import { serviceRoutes } from './routes/service.js';
+import { interim102Hook } from './maintenance/interim-102.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -92,6 +97,8 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
     return send(res, failureReply(formatOf(req), 'Result', failure, false));
   });
 
+  // interim 102 answers while a request takes long (HttpServer_respond102), whatever the request is
+  interim102Hook(app, ctx);
   // who may ask, in this order: a trusted TLS client certificate (when required), CORS (a preflight is
   // answered here), the cloud bearer token, then the route's own rule (local-or-password, browser pages)
   clientCertificateHook(app, ctx);
@@ -110,5 +117,9 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   renderRoutes(app, ctx);
   layoutsRoutes(app, ctx);
   qrRoutes(app, ctx);
+  diskRoutes(app, ctx);
+  logRoutes(app, ctx);
+  backupRoutes(app, ctx);
+  serviceRoutes(app, ctx);
   return app;
 }

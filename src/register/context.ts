@@ -7,6 +7,7 @@ import type { Registers } from './registers.js';
 import type { Signer } from './security/signer.js';
 import type { TlsRuntime } from './security/tls-runtime.js';
 import type { CloudSettings } from './security/tokens.js';
+import type { ServiceControl } from './maintenance/service-control.js';
 
 export interface ServiceContext {
   dataDir: string;
@@ -25,4 +26,6 @@ export interface ServiceContext {
   listenerSettingsChanged?: () => void;
   /** cloud mode (bearer tokens, issue 8 point 1): token lifetimes; absent on a local instance */
   cloud?: CloudSettings;
+  /** restart and stop of the running service (issue 9 point 5); absent when the app runs without a server (tests with inject) */
+  control?: ServiceControl;
 }

@@ -19,6 +19,9 @@ import { Listener, listenTarget } from './listener.js';
 import { type CloudOptions, cloudSettingsOf } from './security/tokens.js';
 import { runScheduled } from './fiscal/de/schedule.js';
 import { moduleFor } from './fiscal/registry.js';
+import { startInterfaces } from './interfaces/start.js';
+import { openServiceLog } from './logs/service-log.js';
+import { ServiceControl, type Stopped, httpServerDisabled } from './maintenance/service-control.js';
 
 /** Tells each register's country module that the service starts or stops (journaled where a law wants it). */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
@@ -43,6 +46,10 @@ export interface ServeOptions {
   log?: boolean;
   /** cloud mode: bearer tokens on every request (true, or token lifetimes); default EFR_CLOUD=true of env */
   cloud?: boolean | CloudOptions;
+  /** runs under a service manager (`efr serve --service`, systemd): App_restartAt defaults to 03:00 */
+  service?: boolean;
+  /** called once the service closed for a restart (POST /service/restart, App_restartAt); the CLI exits there */
+  onRestart?: (stopped: Stopped) => void;
 }
 
 export interface RunningService {
@@ -50,6 +57,10 @@ export interface RunningService {
   ctx: ServiceContext;
   port: number;
   url: string;
+  /** false with HttpServer_Disable: no HTTP listener */
+  http: boolean;
+  /** restart and stop (the CLI's signals go through it too) */
+  control: ServiceControl;
   close(): Promise<void>;
 }
 
@@ -97,11 +108,20 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   if (options.log !== false) {
     const logDir = join(options.dataDir, 'log');
     mkdirSync(logDir, { recursive: true });
-    logger = pino({ level: 'info' }, pino.destination({ dest: join(logDir, 'efr.log'), sync: false, mkdir: true }));
+    logger = openServiceLog(ctx, options.dataDir);
   }
   // HTTPS when a server certificate can be used, else plain HTTP (and a log line); client certificates
   const tls = openTls(options.dataDir, options.env ?? process.env, ctx.clock, logger);
   ctx.tls = tls;
+  // restarts (POST /service/restart, App_restartAt) close the service like SIGTERM does, then exit
+  const control = new ServiceControl({
+    clock: ctx.clock,
+    restartAt: () => ctx.profiles.settings('def').raw.get('app_restartat'),
+    asService: options.service === true,
+    ...(logger ? { log: logger } : {}),
+    ...(options.onRestart ? { onRestart: options.onRestart } : {}),
+  });
+  ctx.control = control;
   const app = buildApp(ctx, logger);
   // journaled before the first request can be (France's JET: the start comes first)
   await serviceEvent(ctx, 'start', logger);
@@ -116,21 +136,27 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   );
   tls.clientTrust.onChange(() => listener.refreshTls());
   const listenOptions = { port: options.port, host: options.host };
-  await listener.listen(listenTarget(ctx.profiles.settings('def'), listenOptions, logger));
+  const http = !httpServerDisabled(ctx.profiles.settings('def').raw.get('httpserver_disable'));
+  if (http) await listener.listen(listenTarget(ctx.profiles.settings('def'), listenOptions, logger));
+  else logger?.warn({ type: 'LISTEN', disabled: true }, 'HttpServer_Disable: no HTTP listener; requests come through the file interface only (POST /service/restart and the pages are unreachable)');
   ctx.listenerSettingsChanged = () => {
     const target = listenTarget(ctx.profiles.settings('def'), listenOptions, logger);
     // after the answer to POST /profile: it is still in flight on the old server, which lets it finish
     setImmediate(() => void listener.move(target).catch((e: unknown) => logger?.error({ err: e }, 'the listener could not move')));
   };
+  // the file interface (req/ and res/) and UDP, after the listener: UDP takes its port
+  const interfaces = await startInterfaces(ctx, { ...listenOptions, httpPort: http ? listener.port : undefined }, logger);
   logger?.info({ type: 'START_EFR', port: listener.port, https: tls.https, dataDir: options.dataDir, version: ctx.version }, 'register service started');
   // daily tasks (the German TSE's self test and backups); unref'd: they never keep the process alive
   const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled TSE or backup task failed; tried again in an hour');
   const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
   daily.unref();
   let closed = false;
-  return {
+  const running: RunningService = {
     app,
     ctx,
+    http,
+    control,
     get port() {
       return listener.port;
     },
@@ -141,8 +167,10 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       if (closed) return;
       closed = true;
       clearInterval(daily);
+      control.dispose();
       // no new connections; the requests in flight are answered first
       await listener.close();
+      await interfaces.close();
       await app.close();
       await serviceEvent(ctx, 'stop', logger);
       await ctx.committer.drain();
@@ -150,4 +178,6 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       logger?.flush();
     },
   };
+  control.attach(() => running.close());
+  return running;
 }

@@ -4,6 +4,10 @@
  * is laid over the instance profile (`def`).
  */
 import { parseFisQr } from '../render/qr/fis-qr.js';
+import { parseQuotaMb } from '../maintenance/disk-quota.js';
+import { checkLogAttributes } from '../logs/log-settings.js';
+import { restartAtOf } from '../maintenance/restart-schedule.js';
+import { respond102Of } from '../maintenance/interim-102.js';
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import { FiscalError } from '../../shared/errors.js';
 import type { Obj } from '../codec/index.js';
@@ -151,6 +155,13 @@ export class Profiles {
           }
           const fisQr = attrs.get('fis_qr');
           if (fisQr !== undefined) parseFisQr(fisQr);
+          const diskQuota = attrs.get('diskquota');
+          if (diskQuota !== undefined && parseQuotaMb(diskQuota) === undefined) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.DiskQuota', expected: 'a number of MB (0 or more, e.g. 500 or 0.5)', value: diskQuota });
+          checkLogAttributes(attrs);
+          const restartAt = restartAtOf(attrs.get('app_restartat'), true);
+          if ('error' in restartAt) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.App_restartAt', expected: 'a time of day HH:MM[:SS] or NO', value: attrs.get('app_restartat') ?? '' });
+          const respond102 = respond102Of(attrs.get('httpserver_respond102'));
+          if ('error' in respond102) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.HttpServer_respond102', expected: 'a whole number of milliseconds (100 to 3600000) or NO', value: attrs.get('httpserver_respond102') ?? '' });
           current.Attributes = v;
           break;
         }

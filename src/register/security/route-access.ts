@@ -51,6 +51,8 @@ export const TRANSACTION_LIMIT = 2 * MiB;
 export const SMALL_LIMIT = 64 * KiB;
 /** A route the table does not know. */
 export const UNLISTED_LIMIT = 1 * MiB;
+/** A backup zip uploaded to POST /backup/restore (streamed to a file, never held in memory). */
+export const BACKUP_UPLOAD_LIMIT = 1024 * MiB;
 
 const E = 'exists';
 
@@ -97,19 +99,19 @@ export const ROUTES: readonly RouteEntry[] = [
   { methods: ['POST'], path: '/peri/drawer', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 13', reason: 'POS API: cash drawer' },
   { methods: ['POST'], path: '/peri/drawer/wait', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 13', reason: 'POS API: cash drawer' },
   // maintenance, storage, utility
-  { methods: ['POST'], path: '/service/restart', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'spec' },
-  { methods: ['GET'], path: '/service/config', rule: 'admin-page', status: 'issue 9', reason: 'browser page: backup path and last result' },
-  { methods: ['POST'], path: '/service/config', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'sets a folder the service writes to' },
-  { methods: ['GET'], path: '/backup', rule: 'local-or-password', openWith: 'log', status: 'issue 9', reason: 'spec; with the ?log flag it is /backup/log (open)' },
-  { methods: ['GET'], path: '/backup/log', rule: 'open', status: 'issue 9', reason: 'spec: logs without business data, no permission' },
-  { methods: ['GET'], path: '/backup/incremental', rule: 'local-or-password', status: 'issue 9', reason: 'spec' },
-  { methods: ['GET', 'POST'], path: '/backup/restore', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'browser page that replaces registers' },
-  { methods: ['GET'], path: '/backup/info', rule: 'admin-page', status: 'issue 9', reason: 'progress of the restore page' },
-  { methods: ['GET'], path: '/disk', rule: 'open', status: 'issue 9', reason: 'monitoring: sizes only' },
-  { methods: ['GET'], path: '/disk/dir', rule: 'local-or-password', status: 'issue 9', reason: 'lists the files of the data folder' },
-  { methods: ['POST'], path: '/disk/clean', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'deletes data' },
-  { methods: ['GET'], path: '/log', rule: 'open', status: 'issue 9', reason: 'the same log lines as /backup/log, which the spec opens' },
-  { methods: ['POST'], path: '/lic', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: 'issue 9', reason: 'changes the license' },
+  { methods: ['POST'], path: '/service/restart', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: E, reason: 'spec' },
+  { methods: ['GET'], path: '/service/config', rule: 'admin-page', status: E, reason: 'browser page: backup path and last result' },
+  { methods: ['POST'], path: '/service/config', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: E, reason: 'sets a folder the service writes to' },
+  { methods: ['GET'], path: '/backup', rule: 'local-or-password', openWith: 'log', status: E, reason: 'spec; with the ?log flag it is /backup/log (open)' },
+  { methods: ['GET'], path: '/backup/log', rule: 'open', status: E, reason: 'spec: logs without business data, no permission' },
+  { methods: ['GET'], path: '/backup/incremental', rule: 'local-or-password', status: E, reason: 'spec' },
+  { methods: ['GET', 'POST'], path: '/backup/restore', rule: 'admin-page', bodyLimit: BACKUP_UPLOAD_LIMIT, status: E, reason: 'browser page that replaces registers; the backup zip may be uploaded' },
+  { methods: ['GET'], path: '/backup/info', rule: 'admin-page', status: E, reason: 'progress of the restore page' },
+  { methods: ['GET'], path: '/disk', rule: 'open', status: 'exists', reason: 'monitoring: sizes only' },
+  { methods: ['GET'], path: '/disk/dir', rule: 'local-or-password', status: 'exists', reason: 'lists the files of the data folder' },
+  { methods: ['POST'], path: '/disk/clean', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: 'exists', reason: 'deletes data' },
+  { methods: ['GET'], path: '/log', rule: 'open', status: E, reason: 'the same log lines as /backup/log, which the spec opens' },
+  { methods: ['POST'], path: '/lic', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes the license' },
   // security
   { methods: ['POST'], path: '/auth/token', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 8', reason: 'checks its own client credentials' },
   { methods: ['GET'], path: '/authorization', rule: 'local-or-password', status: 'issue 8', reason: 'spec' },
