@@ -234,6 +234,28 @@ describe('file interface', () => {
     }
   });
 
+  test('HttpServer_Disable: no HTTP listener, the file interface alone registers', async () => {
+    const dir = folders('efr-fileif-nohttp-');
+    try {
+      await withService(
+        dir,
+        async (svc) => {
+          assert.equal(svc.http, false);
+          writeFileSync(join(dir, 'req', 'only-files.req'), JSON.stringify(sale({ TN: '7' })));
+          await until('the answer', () => existsSync(join(dir, 'res', 'only-files.res')));
+          const answer = JSON.parse(readFileSync(join(dir, 'res', 'only-files.res'), 'utf8'));
+          assert.equal(answer.TraC.Result.RC, 'OK');
+          assert.equal((await records(svc.ctx)).filter((r) => r.type === 'Tra').length, 1);
+          // no HTTP server was bound (a bound one would have a real port)
+          assert.equal(svc.port, 0);
+        },
+        { SVC_EFR_PROFILE_CFG__DOT__def__DOT__HttpServer_Disable: 'true' },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('without req/ and res/ at start nothing is watched', async () => {
     const dir = tempDir('efr-fileif-off-');
     mkdirSync(join(dir, 'req'));
