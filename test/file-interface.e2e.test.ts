@@ -213,6 +213,80 @@ describe('file interface', () => {
     }
   });
 
+  test('an answer that cannot be written is tried again, never the registration (before and after the request is marked answered)', async () => {
+    const dir = folders('efr-fileif-stuck-');
+    const req = join(dir, 'req');
+    const res = join(dir, 'res');
+    try {
+      await withService(dir, async (svc) => {
+        // a: the temporary answer cannot be opened; b: the answer cannot be renamed into place (after the marker)
+        mkdirSync(join(res, '.a.res.tmp'));
+        mkdirSync(join(res, 'b.res'));
+        writeFileSync(join(req, 'a.req'), JSON.stringify(sale({}, [['A', '1.11']])));
+        writeFileSync(join(req, 'b.req'), JSON.stringify(sale({}, [['A', '2.22']])));
+        await until('both registered', () => svc.ctx.registers.get('def')?.state.sq === 2);
+        // long enough for two more attempts each (1 s, then 2 s later)
+        await sleep(2500);
+        assert.equal(svc.ctx.registers.get('def')?.state.sq, 2, 'no request registered again');
+        assert.deepEqual(files(req), ['.a.req.work', '.b.req.done'], 'claimed; b counts as answered');
+        assert.equal(existsSync(join(res, 'a.res')), false);
+        // the obstacles go: the answers come, with the records registered first
+        rmSync(join(res, '.a.res.tmp'), { recursive: true });
+        rmSync(join(res, 'b.res'), { recursive: true });
+        await until('both answers', () => existsSync(join(res, 'a.res')) && existsSync(join(res, 'b.res')) && files(req).length === 0);
+        assert.deepEqual(files(res), ['a.res', 'b.res']);
+        const tra = (await records(svc.ctx)).filter((r) => r.type === 'Tra');
+        assert.equal(tra.length, 2, 'one record per request');
+        for (const [name, amount] of [['a', '1.11'], ['b', '2.22']] as const) {
+          const answer = JSON.parse(readFileSync(join(res, `${name}.res`), 'utf8')).TraC;
+          assert.equal(answer.Result.RC, 'OK');
+          const record = tra.find((r) => r.sq === answer.SQ);
+          assert.ok(record, `${name}.res names a journal record (SQ ${answer.SQ})`);
+          assert.ok(record.data.includes(amount), `${name}.res is the answer of its own record`);
+        }
+        assert.equal(svc.ctx.registers.get('def')?.state.sq, 2);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a stop while the answer cannot be written: at the next start the request with TN is answered #DUPLICATE, not registered again; a work file not yet registered is registered', async () => {
+    const dir = folders('efr-fileif-stuckstop-');
+    const req = join(dir, 'req');
+    const res = join(dir, 'res');
+    try {
+      let sq = 0;
+      await withService(dir, async (svc) => {
+        mkdirSync(join(res, '.t.res.tmp'));
+        writeFileSync(join(req, 't.req'), JSON.stringify(sale({ TN: '5' })));
+        await until('registered', () => svc.ctx.registers.get('def')?.state.sq === 1);
+        sq = 1;
+        await sleep(200);
+      });
+      // the stop's last attempt failed too: the claimed request waits
+      assert.deepEqual(files(req), ['.t.req.work']);
+      assert.deepEqual(files(res), ['.t.res.tmp']);
+      rmSync(join(res, '.t.res.tmp'), { recursive: true });
+      // a request claimed just before a hard stop, before its registration
+      writeFileSync(join(req, '.u.req.work'), JSON.stringify(sale({ TN: '6' })));
+      await withService(dir, async (svc) => {
+        await until('both answers', () => existsSync(join(res, 't.res')) && existsSync(join(res, 'u.res')) && files(req).length === 0);
+        const t = JSON.parse(readFileSync(join(res, 't.res'), 'utf8')).TraC;
+        assert.equal(t.Result.RC, 'OK');
+        assert.equal(t.Result.ErrorCode, '#DUPLICATE');
+        assert.equal(t.SQ, sq, 'the original record');
+        const u = JSON.parse(readFileSync(join(res, 'u.res'), 'utf8')).TraC;
+        assert.equal(u.Result.RC, 'OK');
+        assert.equal(u.Result.ErrorCode, undefined);
+        assert.deepEqual((await records(svc.ctx)).filter((r) => r.type === 'Tra').map((r) => r.tn), ['5', '6']);
+        assert.deepEqual(files(res), ['t.res', 'u.res']);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('FileWatch_path: the folder with req/ and res/ elsewhere, polled', async () => {
     const data = tempDir('efr-fileif-data-');
     const watched = folders('efr-fileif-net-');

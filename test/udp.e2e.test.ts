@@ -5,7 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
-import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ServiceContext } from '../src/register/context.js';
 import type { JournalRecord } from '../src/register/journal/types.js';
 import { type RunningService, startService } from '../src/register/server.js';
@@ -125,6 +127,59 @@ describe('UDP', () => {
     assert.ok(a.Fis.Code);
     assert.equal(a.Fis.QR, undefined);
     assert.match(a.Result.Warning.join(' '), /larger than one datagram .* 65507 bytes\): Fis\.QR left out/);
+  });
+});
+
+/** A self-signed CA certificate (PEM) made by the openssl command line. */
+function caPem(dir: string): Buffer {
+  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '30', '-subj', '/CN=EFR UDP test CA', '-addext', 'basicConstraints=critical,CA:TRUE'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return readFileSync(join(dir, 'ca.pem'));
+}
+
+function logText(dataDir: string): string {
+  const path = join(dataDir, 'log', 'efr.log');
+  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+}
+
+describe('UDP and client certificates', () => {
+  test('cer/client exists at start: no UDP socket, and the log says why', async () => {
+    const dataDir = tempDir('efr-udp-cer-');
+    mkdirSync(join(dataDir, 'cer', 'client'), { recursive: true });
+    const svc = await startService({ port: 0, host: '127.0.0.1', dataDir, log: true, env: {} });
+    try {
+      assert.ok(svc.port > 0, 'the HTTP listener runs');
+      assert.equal(await udpFree('udp4', '127.0.0.1', svc.port), true, 'nothing bound to the UDP port');
+      assert.equal(await exchange('udp4', '127.0.0.1', svc.port, JSON.stringify(sale({ TN: '1' })), 300), undefined);
+      assert.equal(svc.ctx.registers.get('def'), undefined, 'nothing registered');
+    } finally {
+      await svc.close();
+    }
+    assert.match(logText(dataDir), /client certificates are required \(the folder cer\/client exists\): no UDP interface/);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('client certificates switched on while running (POST /cer/ca): the UDP socket closes', async () => {
+    const dataDir = tempDir('efr-udp-cer-late-');
+    const svc = await startService({ port: 0, host: '127.0.0.1', dataDir, log: true, env: {} });
+    try {
+      const first = JSON.parse((await exchange('udp4', '127.0.0.1', svc.port, JSON.stringify(sale({ TN: '1' }))))?.toString('utf8') ?? '{}').TraC;
+      assert.equal(first.Result.RC, 'OK', 'UDP works before');
+      const work = tempDir('efr-udp-ca-');
+      const uploaded = await post(`${svc.url}/cer/ca`, caPem(work).toString('utf8'), { 'content-type': 'application/x-pem-file' });
+      rmSync(work, { recursive: true, force: true });
+      assert.equal(uploaded.status, 200, uploaded.text);
+      assert.equal(existsSync(join(dataDir, 'cer', 'client')), true);
+      const deadline = Date.now() + 10_000;
+      while (!(await udpFree('udp4', '127.0.0.1', svc.port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await udpFree('udp4', '127.0.0.1', svc.port), true, 'the UDP socket is closed');
+      assert.equal(await exchange('udp4', '127.0.0.1', svc.port, JSON.stringify(sale({ TN: '2' })), 300), undefined);
+      assert.deepEqual((await records(svc.ctx)).filter((r) => r.type === 'Tra').map((r) => r.tn), ['1'], 'nothing registered over UDP since');
+    } finally {
+      await svc.close();
+    }
+    assert.match(logText(dataDir), /no UDP interface \(a datagram carries no certificate\); the UDP socket is closed/);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 });
 

@@ -3,13 +3,16 @@
  * - the file interface when `req/` and `res/` exist in the data folder, or in the folder FileWatch_path
  *   names (relative to the data folder; a network folder: polled every 300 ms);
  * - UDP on the HTTP port (or UdpServer_Port), on the HTTP listener's host, unless UdpServer_disable is
- *   set or the instance is a cloud instance (UDP carries no access token).
+ *   set, the instance is a cloud instance (UDP carries no access token), or client certificates are
+ *   required (`<data>/cer/client` exists: a datagram carries no certificate). When client certificates
+ *   become required while the service runs (POST /cer/ca), the UDP socket is closed.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ServiceContext } from '../context.js';
 import { type ListenTarget, listenTarget } from '../listener.js';
 import type { Settings } from '../profile/attributes.js';
+import { clientDir } from '../security/client-certificates.js';
 import type { LogSink } from '../security/tls-runtime.js';
 import { FileInterface, type FileInterfaceOptions } from './file-interface.js';
 import { UdpInterface, type UdpOptions } from './udp.js';
@@ -51,6 +54,13 @@ export function fileFolder(def: Settings, dataDir: string): { folder: string; ne
   return { folder: dataDir, network: false };
 }
 
+/** Client certificates are required for every request: `<data>/cer/client` exists (as the listener's trust read it). */
+export function clientCertificatesRequired(ctx: ServiceContext): boolean {
+  return ctx.tls ? ctx.tls.clientTrust.required : existsSync(clientDir(ctx.dataDir));
+}
+
+const NO_UDP_CERTIFICATES = 'client certificates are required (the folder cer/client exists): no UDP interface (a datagram carries no certificate)';
+
 /** Where UDP listens: UdpServer_Port, else the HTTP port; the HTTP listener's host. */
 export function udpTarget(def: Settings, options: InterfaceOptions): ListenTarget {
   const http = listenTarget(def, options);
@@ -85,6 +95,8 @@ export async function startInterfaces(ctx: ServiceContext, options: InterfaceOpt
       logger?.info({ type: 'UDP' }, 'UdpServer_disable: no UDP interface');
     } else if (ctx.cloud) {
       logger?.info({ type: 'UDP' }, 'cloud instance: no UDP interface (a datagram carries no access token)');
+    } else if (clientCertificatesRequired(ctx)) {
+      logger?.warn({ type: 'UDP', folder: clientDir(ctx.dataDir) }, NO_UDP_CERTIFICATES);
     } else {
       const udp = new UdpInterface(ctx, options.udp, logger);
       try {
@@ -96,6 +108,14 @@ export async function startInterfaces(ctx: ServiceContext, options: InterfaceOpt
           previous?.();
           setImmediate(() => void udp.move(udpTarget(ctx.profiles.settings('def'), options)).catch(() => undefined));
         };
+        // cer/client made while running (POST /cer/ca): no datagram is taken from then on (close() says so at once)
+        let stopped = false;
+        ctx.tls?.clientTrust.onChange(() => {
+          if (stopped || !clientCertificatesRequired(ctx)) return;
+          stopped = true;
+          logger?.warn({ type: 'UDP', folder: clientDir(ctx.dataDir) }, `${NO_UDP_CERTIFICATES}; the UDP socket is closed`);
+          void udp.close().catch(() => undefined);
+        });
       } catch (e) {
         const t = udpTarget(ctx.profiles.settings('def'), options);
         logger?.error({ type: 'UDP', err: e, host: t.host, port: t.port }, `cannot open UDP ${t.host} port ${t.port}; no UDP interface`);
