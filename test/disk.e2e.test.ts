@@ -7,8 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { ManualClock } from '../src/shared/clock.js';
 import { formatLocalDateTime } from '../src/register/esr/datetime.js';
@@ -263,10 +264,13 @@ test('POST /disk/clean: logs, exports and old backups go first; journal records 
     put(svc.dataDir, 'log/efr.log', 1000, recent);
     put(svc.dataDir, 'log/efr.1.log', 1_000_000, old);
     put(svc.dataDir, 'retrieve/day/0000.jou', 200_000, recent);
+    put(svc.dataDir, 'de/R/backup/tse-1.tar', 100_000, old);
+    put(svc.dataDir, 'de/R/backup/dsfinvk-2.zip', 100_000, new Date(2026, 1, 10));
+    put(svc.dataDir, 'de/R/backup/tse-3.tar', 100_000, recent);
+    put(svc.dataDir, 'de/S/backup/tse-1.tar', 50_000, old);
+    // files of an incremental chain, however old: never removed
     put(svc.dataDir, 'backup/def/0001.zip', 100_000, old);
-    put(svc.dataDir, 'backup/def/0002.zip', 100_000, new Date(2026, 1, 10));
-    put(svc.dataDir, 'backup/def/0003.zip', 100_000, recent);
-    put(svc.dataDir, 'de/R/backup/tse-1.tar', 50_000, old);
+    put(svc.dataDir, 'backup/def/0002.zip', 100_000, old);
 
     // bad parameters, named
     for (const [q, field] of [['quota=abc', 'quota'], ['quota=-1', 'quota'], ['keep=2999-01-01', 'keep'], ['keep=soon', 'keep']] as const) {
@@ -304,13 +308,14 @@ test('POST /disk/clean: logs, exports and old backups go first; journal records 
     assert.deepEqual(noArchive.json.Disk.Clean.Backup, { files: 2, size: 200_000 });
     assert.deepEqual(noArchive.json.Disk.Clean.Journal.def, { removed: 0, firstSQ: 1, limit: 'archive' });
     assert.ok(!existsSync(join(svc.dataDir, 'retrieve/day')), 'emptied export folders go too');
-    assert.ok(!existsSync(join(svc.dataDir, 'backup/def/0001.zip')) && !existsSync(join(svc.dataDir, 'backup/def/0002.zip')));
-    assert.ok(existsSync(join(svc.dataDir, 'backup/def/0003.zip')), 'a backup newer than keep stays');
-    assert.ok(existsSync(join(svc.dataDir, 'de/R/backup/tse-1.tar')), 'the newest backup of a folder stays');
+    assert.ok(!existsSync(join(svc.dataDir, 'de/R/backup/tse-1.tar')) && !existsSync(join(svc.dataDir, 'de/R/backup/dsfinvk-2.zip')));
+    assert.ok(existsSync(join(svc.dataDir, 'de/R/backup/tse-3.tar')), 'a backup newer than keep stays');
+    assert.ok(existsSync(join(svc.dataDir, 'de/S/backup/tse-1.tar')), 'the newest backup of a folder stays');
+    assert.ok(existsSync(join(svc.dataDir, 'backup/def/0001.zip')) && existsSync(join(svc.dataDir, 'backup/def/0002.zip')), 'an incremental chain stays');
     assert.equal(await svc.ctx.store.count(), 11);
 
     // a backup inside the data folder is no archive: nothing of the journal goes
-    await markArchived(svc.ctx.store, 'def', { sq: 2, at: clock.now().toISOString(), kind: 'incremental', file: join(svc.dataDir, 'backup', 'def', '0003.zip') });
+    await markArchived(svc.ctx.store, 'def', { sq: 2, at: clock.now().toISOString(), kind: 'incremental', file: join(svc.dataDir, 'backup', 'def', '0002.zip') });
     const sameDisk = await post(`${svc.url}/disk/clean?quota=0`);
     assert.deepEqual(sameDisk.json.Disk.Clean.Journal.def, { removed: 0, firstSQ: 1, limit: 'archive' });
     assert.equal(await svc.ctx.store.count(), 11);
@@ -348,6 +353,126 @@ test('POST /disk/clean: logs, exports and old backups go first; journal records 
     assert.deepEqual((await get(`${svc.url}/disk`)).json.Disk.Path, walk(svc.dataDir).top);
   } finally {
     await svc.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('POST /disk/clean: a register named backup keeps its TSE keys; an incremental chain in the data folder stays whole and restores', async () => {
+  const clock = new ManualClock(new Date(2026, 10, 23, 9, 0, 0));
+  const svc = await startTestService({ clock });
+  const b = await startTestService();
+  try {
+    const de = { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'DE', TaxId: 'DE123456789' } } };
+    assert.equal((await post(`${svc.url}/cfg?rn=backup`, de)).status, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await post(`${svc.url}/register?rn=backup`, sale())).json.TraC.Result.RC, 'OK');
+    for (let i = 0; i < 3; i++) assert.equal((await post(`${svc.url}/register`, sale())).json.TraC.Result.RC, 'OK');
+    // the TSE of register `backup` keeps its key and state in de/backup/
+    const tse = join(svc.dataDir, 'de', 'backup');
+    const tseFiles = readdirSync(tse).filter((n) => statSync(join(tse, n)).isFile()).sort();
+    assert.ok(tseFiles.includes('tse.key.pem'), tseFiles.join(' '));
+    // the incremental backups go into <data>/backup (/service/config): <data>/backup/def/0001.zip, 0002.zip
+    const root = join(svc.dataDir, 'backup');
+    mkdirSync(root);
+    const form = await post(`${svc.url}/service/config`, `path=${encodeURIComponent(root)}`, { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(form.status, 200, form.text);
+    assert.equal((await get(`${svc.url}/backup/incremental`)).status, 200);
+    for (let i = 0; i < 2; i++) assert.equal((await post(`${svc.url}/register`, sale())).json.TraC.Result.RC, 'OK');
+    const second = await get(`${svc.url}/backup/incremental`);
+    assert.equal(second.status, 200, second.text);
+    assert.deepEqual(readdirSync(join(root, 'def')).sort(), ['0001.zip', '0002.zip']);
+    // German backups of register backup, and everything made long ago
+    put(svc.dataDir, 'de/backup/backup/tse-20260110-034000.tar', 40_000, new Date(2026, 0, 10));
+    put(svc.dataDir, 'de/backup/backup/tse-20260210-034000.tar', 40_000, new Date(2026, 1, 10));
+    const old = new Date(2026, 0, 1);
+    const kept = [...tseFiles.map((n) => `de/backup/${n}`), 'backup/def/0001.zip', 'backup/def/0002.zip'];
+    const bytes = new Map(kept.map((p) => [p, readFileSync(join(svc.dataDir, p))]));
+    for (const p of kept) utimesSync(join(svc.dataDir, p), old, old);
+
+    const clean = await post(`${svc.url}/disk/clean?quota=0`);
+    assert.equal(clean.status, 200, clean.text);
+    assert.deepEqual(clean.json.Disk.Clean.Backup, { files: 1, size: 40_000 }, 'only the older TSE backup');
+    assert.ok(!existsSync(join(svc.dataDir, 'de/backup/backup/tse-20260110-034000.tar')));
+    assert.ok(existsSync(join(svc.dataDir, 'de/backup/backup/tse-20260210-034000.tar')), 'the newest TSE backup stays');
+    for (const [p, data] of bytes) assert.deepEqual(readFileSync(join(svc.dataDir, p)), data, `${p} stays as it was`);
+    // the TSE goes on signing
+    assert.equal((await post(`${svc.url}/register?rn=backup`, sale())).json.TraC.Result.RC, 'OK');
+
+    // the chain restores whole on another instance
+    const restored = await post(`${b.url}/backup/restore?path=${encodeURIComponent(join(root, 'def'))}`);
+    assert.equal(restored.status, 200, restored.text);
+    assert.equal(restored.json.Restore.lastSQ, 5);
+  } finally {
+    await svc.stop();
+    await b.stop();
+  }
+});
+
+test('POST /disk/clean of many records: registrations go on meanwhile; a journal without auto_vacuum is not rewritten, later records reuse its space', async () => {
+  const dataDir = tempDir('efr-disk-');
+  const file = join(dataDir, 'journal', 'journal.sqlite');
+  // a journal made before cleaning existed: auto_vacuum=0
+  mkdirSync(join(dataDir, 'journal'));
+  const old = new Database(file);
+  old.pragma('journal_mode = WAL');
+  old.exec(`CREATE TABLE journal (rid INTEGER NOT NULL, sq INTEGER NOT NULL, type TEXT NOT NULL, d TEXT NOT NULL, tl TEXT, tt TEXT, tn TEXT, fn TEXT, t TEXT, nfs TEXT, bc TEXT,
+    ch BLOB, rh BLOB, ref TEXT, resume TEXT, data BLOB NOT NULL, hash BLOB NOT NULL, sig BLOB NOT NULL, UNIQUE (rid, sq));`);
+  old.close();
+  const pragma = (name: string): number => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.pragma(name, { simple: true }) as number;
+    } finally {
+      db.close();
+    }
+  };
+  const clock = new ManualClock(new Date(2026, 4, 4, 9, 0, 0));
+  const svc = await startTestService({ clock, dataDir });
+  const work = tempDir('efr-disk-');
+  try {
+    // May: 3000 sales, 30 at a time; a Z
+    const MANY = 3000;
+    for (let i = 0; i < MANY; i += 30) {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => post(`${svc.url}/register`, sale())));
+      for (const a of answers) assert.equal(a.json.TraC?.Result?.RC, 'OK', a.text);
+    }
+    assert.equal((await post(`${svc.url}/register`, { Tra: { ESR: { NFS: 'Z' } } })).json.TraC.SQ, MANY + 1);
+    clock.set(new Date(2026, 10, 23, 9, 0, 0));
+    await markArchived(svc.ctx.store, 'def', { sq: MANY + 1, at: clock.now().toISOString(), kind: 'backup', file: '/elsewhere/def.zip' });
+    const pages = pragma('page_count');
+
+    // the cleaning and registrations at the same time
+    let cleaned = false;
+    const cleaning = post(`${svc.url}/disk/clean?quota=0`).then((r) => {
+      cleaned = true;
+      return r;
+    });
+    const during: HttpAnswer[] = [];
+    while (!cleaned) during.push(await post(`${svc.url}/register`, sale()));
+    const clean = await cleaning;
+    assert.equal(clean.status, 200, clean.text);
+    assert.deepEqual(clean.json.Disk.Clean.Journal.def, { removed: MANY, firstSQ: MANY + 1, limit: 'needed' });
+    assert.ok(during.length >= 1);
+    during.forEach((r, i) => {
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.TraC.SQ, MANY + 2 + i, 'in order, no gap');
+    });
+
+    // not rewritten: the freed pages stay for the next records
+    assert.equal(pragma('auto_vacuum'), 0);
+    const free = pragma('freelist_count');
+    assert.ok(free > 50, `free pages: ${free}`);
+    for (let i = 0; i < 300; i += 30) {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => post(`${svc.url}/register`, sale())));
+      for (const a of answers) assert.equal(a.status, 200, a.text);
+    }
+    assert.ok(pragma('freelist_count') < free, `reused: ${pragma('freelist_count')} < ${free}`);
+    assert.ok(pragma('page_count') <= pages, `the file did not grow: ${pragma('page_count')} <= ${pages}`);
+    const exp = await exportAndVerify(svc, work, 'after-many');
+    assert.equal(exp.firstSQ, MANY + 1);
+    assert.equal(exp.lastSQ, MANY + 1 + during.length + 300);
+  } finally {
+    await svc.stop();
+    rmSync(dataDir, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
   }
 });

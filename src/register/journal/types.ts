@@ -145,7 +145,10 @@ export interface JournalStore {
    * never moves back (an sq at or below the cut removes nothing). Returns the number of records removed.
    */
   removeUpTo(rid: number, sq: number, at: string): Promise<number>;
-  /** Gives the space of removed records back to the file system. */
+  /**
+   * Gives the space of removed records back to the file system where the file allows it in small steps
+   * (SQLite with auto_vacuum=INCREMENTAL); otherwise the freed pages stay for later records.
+   */
   compact(): Promise<void>;
   getSetting(key: string): Promise<string | undefined>;
   putSetting(key: string, value: string): Promise<void>;

@@ -8,8 +8,8 @@
  *     last record of each type (GET /last, the Cfg in force, GET /qr, the German TSE's last TraS...), and
  *     the last transaction of each TL/TT (POST /restart without TN compares with it).
  * The register's state row (counters, chain head, totals, the country's chains) is never touched.
- * A backup written into the data folder itself does not count as an archive: it shares the disk, and
- * cleaning removes old backups there.
+ * A backup written into the data folder itself does not count as an archive: it shares the disk (a lost
+ * or full disk takes both).
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ServiceContext } from '../context.js';

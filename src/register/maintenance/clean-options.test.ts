@@ -38,7 +38,7 @@ test('quota: the request, else the profile DiskQuota, else 1024 MB', () => {
   }
 });
 
-test('clean candidates: rotated logs, then exports, then backups before keep except the newest of each folder', () => {
+test('clean candidates: rotated logs, then exports, then TSE backups before keep except the newest of each folder; never keys or incremental chains', () => {
   const at = (y: number, m: number, d: number): number => new Date(y, m - 1, d).getTime();
   const f = (path: string, mtimeMs: number, size = 10): FolderEntry => ({ path, dir: false, size, mtimeMs });
   const entries: FolderEntry[] = [
@@ -46,21 +46,38 @@ test('clean candidates: rotated logs, then exports, then backups before keep exc
     f('log/efr.2.log', at(2026, 3, 1)),
     f('log/efr.1.log', at(2026, 2, 1)),
     f('retrieve/a/0001.jou', at(2026, 11, 1)),
+    // an incremental chain: under the configured root, and one elsewhere recognised by its names
     f('backup/def/0001.zip', at(2026, 1, 1)),
     f('backup/def/0002.zip', at(2026, 2, 1)),
+    f('backup/def/0003.zip.tmp', at(2026, 2, 1)),
+    f('retrieve/chain/def/0001.zip', at(2026, 1, 1)),
+    f('log/def/0001.zip', at(2026, 1, 1)),
     f('de/R/backup/tse-1.tar', at(2026, 1, 1)),
     f('de/R/backup/tse-2.tar', at(2026, 9, 1)),
+    // a register named backup: its TSE's key, certificate and counters are no backups
+    f('de/backup/tse.key.pem', at(2020, 1, 1)),
+    f('de/backup/tse.cert.pem', at(2020, 1, 1)),
+    f('de/backup/backup/tse-1.tar', at(2026, 1, 1)),
+    f('de/backup/backup/dsfinvk-2.zip', at(2026, 2, 1)),
+    f('de/backup/backup/tse-3.tar', at(2026, 9, 1)),
+    f('de/R/backups/x.tar', at(2020, 1, 1)),
     f('journal/journal.sqlite', at(2020, 1, 1)),
     f('keys/instance.key.pem', at(2020, 1, 1)),
     f('at/box/backup.pem', at(2020, 1, 1)),
+    f('at/backup/device-1/key.pem', at(2020, 1, 1)),
+    f('fr/backup/key.pem', at(2020, 1, 1)),
     { path: 'backup', dir: true, size: 0, mtimeMs: 0 },
   ];
-  const picked = fileCandidates({ entries, total: 0, truncated: false }, '2026-08-01').map((c) => `${c.kind} ${c.entry.path}`);
+  const picked = fileCandidates({ entries, total: 0, truncated: false }, '2026-08-01', ['backup']).map((c) => `${c.kind} ${c.entry.path}`);
   assert.deepEqual(picked, [
     'log log/efr.1.log',
     'log log/efr.2.log',
     'export retrieve/a/0001.jou',
-    'backup backup/def/0001.zip',
     'backup de/R/backup/tse-1.tar',
+    'backup de/backup/backup/tse-1.tar',
+    'backup de/backup/backup/dsfinvk-2.zip',
   ]);
+  // without the configured root, the chain's half-written file is an ordinary file outside every cleaned folder
+  const bare = fileCandidates({ entries, total: 0, truncated: false }, '2026-08-01').map((c) => c.entry.path);
+  assert.ok(!bare.some((p) => p.startsWith('backup/') || p.endsWith('0001.zip')), bare.join(' '));
 });

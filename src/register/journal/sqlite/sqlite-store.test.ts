@@ -1,12 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { journalStoreContract } from '../journal-store.contract.js';
 import { loadOrCreateSigner } from '../../security/signer.js';
 import { SqliteJournalStore } from './sqlite-store.js';
+import { VACUUM_STEP } from './maintain.js';
 import { initialState } from '../../registers.js';
 import { GENESIS, chainHash } from '../chain.js';
 
@@ -78,7 +80,27 @@ test('SQLite: records are deleted only up to the register\'s cut, and a cut neve
   }
 });
 
-test('SQLite: a journal made before cleaning existed gets the new delete rule and is compacted', async () => {
+/** Appends `n` records of about 2 KB each (random, so that they do not compress) after `prev`; the last hash. */
+async function fill(store: SqliteJournalStore, rid: number, from: number, n: number, prev: string): Promise<string> {
+  for (let sq = from; sq < from + n; sq++) {
+    const data = `{"SQ":"${sq}","pad":"${randomBytes(1500).toString('base64')}"}`;
+    const hash = chainHash(prev, data);
+    await store.append([{ rid, sq, type: 'log', d: '2026-11-21T10:00:00', data, hash, sig: Buffer.alloc(64) }], new Map());
+    prev = hash.toString('hex');
+  }
+  return prev;
+}
+
+const pragma = (file: string, name: string): number => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.pragma(name, { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+};
+
+test('SQLite: a journal made before cleaning existed gets the new delete rule; compacting never rewrites it, later records reuse the space', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
   const file = join(dir, 'journal.sqlite');
   try {
@@ -89,27 +111,58 @@ test('SQLite: a journal made before cleaning existed gets the new delete rule an
       ch BLOB, rh BLOB, ref TEXT, resume TEXT, data BLOB NOT NULL, hash BLOB NOT NULL, sig BLOB NOT NULL, UNIQUE (rid, sq));
       CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal BEGIN SELECT RAISE(ABORT, 'journal records cannot be deleted'); END;`);
     old.close();
-    const store = new SqliteJournalStore(file);
+    const store = new SqliteJournalStore(file, { writerThread: true });
     try {
       const rid = await store.createRegister('def', initialState('def'));
-      let prev = GENESIS;
-      const big = 'x'.repeat(3000);
-      for (let sq = 1; sq <= 300; sq++) {
-        const data = `{"SQ":"${sq}","pad":"${big}${sq}"}`;
-        const hash = chainHash(prev, data);
-        await store.append([{ rid, sq, type: 'log', d: '2026-11-21T10:00:00', data, hash, sig: Buffer.alloc(64) }], new Map());
-        prev = hash.toString('hex');
-      }
+      let prev = await fill(store, rid, 1, 300, GENESIS);
       await store.compact();
-      const before = statSync(file).size;
+      const pages = pragma(file, 'page_count');
       assert.equal(await store.removeUpTo(rid, 290, '2026-11-22T00:00:00Z'), 290);
       await store.compact();
-      assert.ok(statSync(file).size < before, `the file shrinks: ${statSync(file).size} < ${before}`);
       assert.equal(await store.count(rid), 10);
+      assert.equal(pragma(file, 'auto_vacuum'), 0, 'not rewritten by VACUUM');
+      const free = pragma(file, 'freelist_count');
+      assert.ok(free > 100, `the freed pages stay in the file for reuse: ${free}`);
+      assert.equal(pragma(file, 'page_count'), pages);
+      // the next records take the free pages: the file does not grow
+      prev = await fill(store, rid, 301, 150, prev);
+      assert.ok(pragma(file, 'freelist_count') < free - 50, `${pragma(file, 'freelist_count')} < ${free - 50}`);
+      assert.equal(pragma(file, 'page_count'), pages);
+      assert.equal(await store.count(rid), 160);
     } finally {
       await store.close();
     }
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite: compacting gives the pages back in small steps, appends posted meanwhile are committed between them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
+  const file = join(dir, 'journal.sqlite');
+  const store = new SqliteJournalStore(file, { writerThread: true });
+  try {
+    const rid = await store.createRegister('def', initialState('def'));
+    const prev = await fill(store, rid, 1, 2000, GENESIS);
+    const before = pragma(file, 'page_count');
+    assert.equal(await store.removeUpTo(rid, 1990, '2026-11-22T00:00:00Z'), 1990);
+    const free = pragma(file, 'freelist_count');
+    assert.ok(free > VACUUM_STEP * 3, `several steps of pages to give back: ${free}`);
+    let compacted = false;
+    const compacting = store.compact().then(() => {
+      compacted = true;
+    });
+    // posted after the compaction started: committed before it ends, not after the whole file
+    const data = '{"SQ":"2001"}';
+    await store.append([{ rid, sq: 2001, type: 'log', d: '2026-11-22T10:00:00', data, hash: chainHash(prev, data), sig: Buffer.alloc(64) }], new Map());
+    assert.equal(compacted, false, 'the append did not wait for the whole compaction');
+    await compacting;
+    assert.equal(pragma(file, 'freelist_count'), 0);
+    assert.ok(pragma(file, 'page_count') < before / 10, `the file shrinks: ${pragma(file, 'page_count')} of ${before} pages`);
+    assert.ok(statSync(file).size < (before * 4096) / 10);
+    assert.equal(await store.count(rid), 11);
+  } finally {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

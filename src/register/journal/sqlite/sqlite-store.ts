@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import { type Appender, createAppender, openForWriting } from './append.js';
+import { CUT_STEP, type MaintainOp, VACUUM_STEP, maintainStep } from './maintain.js';
 import type { FindQuery, JournalCut, JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
 
 const SCHEMA = `
@@ -76,9 +77,6 @@ function installDeleteTrigger(db: Db): void {
   })();
 }
 
-/** Records removed per transaction while cleaning: appends wait at most for one such step. */
-const CUT_STEP = 2000;
-
 interface Row {
   rid: number; sq: number; type: string; d: string;
   tl: string | null; tt: string | null; tn: string | null; fn: string | null; t: string | null; nfs: string | null; bc: string | null;
@@ -111,7 +109,7 @@ export class SqliteJournalStore implements JournalStore {
   private readonly selectRange: Statement;
   private readonly appendInline: Appender | undefined;
   private readonly writer: Worker | undefined;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (value: number) => void; reject: (e: Error) => void }>();
   private nextBatch = 1;
   private writerError: Error | undefined;
   /** inline mode: a failed append stops the later ones until resume() */
@@ -139,11 +137,11 @@ export class SqliteJournalStore implements JournalStore {
       } else {
         this.writer = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData });
       }
-      this.writer.on('message', (m: { id: number; ok: boolean; error?: string; code?: string }) => {
+      this.writer.on('message', (m: { id: number; ok: boolean; value?: number; error?: string; code?: string }) => {
         const w = this.waiting.get(m.id);
         if (!w) return;
         this.waiting.delete(m.id);
-        if (m.ok) w.resolve();
+        if (m.ok) w.resolve(m.value ?? 0);
         else w.reject(Object.assign(new Error(m.error ?? 'journal write failed'), m.code ? { code: m.code } : {}));
       });
       const fail = (e: Error): void => {
@@ -187,8 +185,18 @@ export class SqliteJournalStore implements JournalStore {
     }
     if (this.writerError || !this.writer) throw this.writerError ?? new Error('no journal writer');
     const id = this.nextBatch++;
-    const done = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve: () => resolve(), reject }));
     this.writer.postMessage({ id, records, states: [...states] });
+    return done;
+  }
+
+  /** One step of cleaning, where the appends run: queued behind the batches posted before it. */
+  private async maintain(op: MaintainOp): Promise<number> {
+    if (!this.writer) return maintainStep(this.db, op);
+    if (this.writerError) throw this.writerError;
+    const id = this.nextBatch++;
+    const done = new Promise<number>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    this.writer.postMessage({ id, maintain: op });
     return done;
   }
 
@@ -298,31 +306,34 @@ export class SqliteJournalStore implements JournalStore {
     if (!Number.isSafeInteger(sq) || sq <= from) return 0;
     const last = (this.db.prepare('SELECT max(sq) AS sq FROM journal WHERE rid = ?').get(rid) as { sq: number | null }).sq ?? 0;
     if (sq >= last) throw new Error(`the last record of a register stays: cannot remove up to SQ ${sq} of ${last}`);
-    const anchorOf = this.db.prepare('SELECT hash, d FROM journal WHERE rid = ? AND sq = ?');
-    const setCut = this.db.prepare('INSERT INTO journal_cut (rid, sq, hash, d, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (rid) DO UPDATE SET sq = excluded.sq, hash = excluded.hash, d = excluded.d, at = excluded.at');
-    const remove = this.db.prepare('DELETE FROM journal WHERE rid = ? AND sq > ? AND sq <= ?');
-    // the cut moves first, in the same transaction as the records it lets go
-    const step = this.db.transaction((lo: number, hi: number): number => {
-      const anchor = anchorOf.get(rid, hi) as { hash: Buffer; d: string } | undefined;
-      if (!anchor) throw new Error(`journal of register ${rid} has no record SQ ${hi}: cannot cut there`);
-      setCut.run(rid, hi, anchor.hash, anchor.d, at);
-      return remove.run(rid, lo, hi).changes;
-    });
+    // steps of CUT_STEP records, each moving the cut first in the same transaction as the records it lets
+    // go; the batches of registrations posted meanwhile are committed between them
     let removed = 0;
     for (let lo = from; lo < sq; lo = Math.min(sq, lo + CUT_STEP)) {
-      removed += step(lo, Math.min(sq, lo + CUT_STEP));
-      // registrations go on between the steps
-      await new Promise((resolve) => setImmediate(resolve));
+      removed += await this.maintain({ op: 'cut', rid, lo, hi: Math.min(sq, lo + CUT_STEP), at });
+      if (!this.writer) await new Promise((resolve) => setImmediate(resolve));
     }
     return removed;
   }
 
+  /**
+   * Gives the pages of removed records back, VACUUM_STEP pages per step, in turn with the appends.
+   * A journal made before auto_vacuum was set (auto_vacuum=0) is never rewritten by VACUUM here (that
+   * holds the file for as long as it takes to copy it, and appends would time out): its free pages are
+   * reused by later records instead.
+   */
   async compact(): Promise<void> {
     const mode = this.db.pragma('auto_vacuum', { simple: true }) as number;
-    // a journal made before auto_vacuum was set is rewritten once (it then stays incremental)
-    if (mode === 2) this.db.exec('PRAGMA incremental_vacuum');
-    else this.db.exec('PRAGMA auto_vacuum = INCREMENTAL; VACUUM');
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    if (mode === 2) {
+      let free = this.db.pragma('freelist_count', { simple: true }) as number;
+      while (free > 0) {
+        const left = await this.maintain({ op: 'vacuum', pages: VACUUM_STEP });
+        if (left >= free) break; // nothing more to give back
+        free = left;
+        if (!this.writer) await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    await this.maintain({ op: 'checkpoint' });
   }
 
   async getSetting(key: string): Promise<string | undefined> {

@@ -1,18 +1,23 @@
 /**
  * The journal's writer thread: compresses, inserts and commits (fsync) batches posted by the main
  * thread, so that the main thread keeps decoding and validating requests while the disk works.
- * It acknowledges a batch only after the commit.
+ * It acknowledges a batch only after the commit. Cleaning's steps (maintain.ts) come the same way, so
+ * that batches posted meanwhile are committed between two steps.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { JournalRecord } from '../types.js';
 import { createAppender, openForWriting } from './append.js';
+import { type MaintainOp, maintainStep } from './maintain.js';
 
 interface Batch {
   id: number;
   records: JournalRecord[];
   states: Array<[number, string]>;
 }
+
+/** A step of cleaning (maintain.ts), taken in turn with the batches. */
+type Maintain = { id: number; maintain: MaintainOp };
 
 const { file, nosync } = workerData as { file: string; nosync: boolean };
 const db = new Database(file);
@@ -29,7 +34,7 @@ function failureOf(e: unknown): { error: string; code?: string } {
   return { error: e instanceof Error ? e.message : String(e), ...(typeof code === 'string' ? { code } : {}) };
 }
 
-parentPort?.on('message', (msg: Batch | 'close' | 'resume') => {
+parentPort?.on('message', (msg: Batch | Maintain | 'close' | 'resume') => {
   if (msg === 'close') {
     db.close();
     parentPort?.close();
@@ -37,6 +42,15 @@ parentPort?.on('message', (msg: Batch | 'close' | 'resume') => {
   }
   if (msg === 'resume') {
     failed = undefined;
+    return;
+  }
+  if ('maintain' in msg) {
+    // cleaning does not depend on the chain: it runs after a failed batch too (it may be what frees the disk)
+    try {
+      parentPort?.postMessage({ id: msg.id, ok: true, value: maintainStep(db, msg.maintain) });
+    } catch (e) {
+      parentPort?.postMessage({ id: msg.id, ok: false, ...failureOf(e) });
+    }
     return;
   }
   if (failed !== undefined) {
