@@ -7,13 +7,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { openPromise } from 'yauzl';
 import { ZipFile } from 'yazl';
 import { verifyDepZip } from '../src/register/fiscal/at/verify-dep.js';
 import { verifyZip } from '../src/register/journal/export/verify-zip.js';
+import type { JournalRecord } from '../src/register/journal/types.js';
+import { archivedUpTo } from '../src/register/maintenance/archive-marks.js';
 import { ROOT, get, post, sale, startTestService, tempDir, unzip, type TestService } from './helpers.js';
 
 interface Download {
@@ -93,8 +96,80 @@ async function rezip(zip: Buffer, change: (name: string, data: Buffer) => Buffer
   }
 }
 
-async function register(svc: TestService, extra: Record<string, unknown> = {}): Promise<{ sq: number; tn: string; body: Record<string, unknown> }> {
-  const r = await post(`${svc.url}/register`, sale(extra));
+/** The zip with more entries under files/, listed with their SHA-256 in the manifest as a real backup lists them. */
+async function withFiles(zip: Buffer, files: Record<string, Buffer>): Promise<Buffer> {
+  const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+  const changed = await rezip(zip, (name, data) => {
+    if (name !== 'manifest.json') return data;
+    const m = JSON.parse(data.toString('utf8')) as { sha256: Record<string, string> };
+    for (const [path, content] of Object.entries(files)) m.sha256[`files/${path}`] = sha(content);
+    return Buffer.from(JSON.stringify(m));
+  });
+  const dir = tempDir('efr-backup-add-');
+  try {
+    await unzip(changed, dir);
+    const out = new ZipFile();
+    const z = await openPromise(join(dir, 'in.zip'), { lazyEntries: true, autoClose: false });
+    try {
+      for await (const e of z.eachEntry()) {
+        const chunks: Buffer[] = [];
+        for await (const c of await z.openReadStreamPromise(e)) chunks.push(c as Buffer);
+        out.addBuffer(Buffer.concat(chunks), e.fileName);
+      }
+    } finally {
+      z.close();
+    }
+    for (const [path, content] of Object.entries(files)) out.addBuffer(content, `files/${path}`);
+    out.end();
+    const parts: Buffer[] = [];
+    for await (const c of out.outputStream) parts.push(c as Buffer);
+    return Buffer.concat(parts);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Holds back the commits of the service's real journal store that `select` picks, until release(): the
+ * store writes them afterwards, in the order they came. `held` settles when the first one is waiting.
+ */
+function holdCommits(svc: TestService, select: (records: readonly JournalRecord[]) => boolean = () => true): { held: Promise<void>; release: () => void } {
+  const store = svc.ctx.store;
+  const real = store.append.bind(store);
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let reached!: () => void;
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  store.append = async (records, states) => {
+    if (select(records)) {
+      reached();
+      await gate;
+    }
+    return real(records, states);
+  };
+  return {
+    held,
+    release() {
+      store.append = real;
+      open();
+    },
+  };
+}
+
+/** Waits until the last backup result (GET /service/config) names `pattern`: the backup was noted. */
+async function noted(svc: TestService, pattern: RegExp): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = await get(`${svc.url}/service/config`, { accept: 'application/json' });
+    const info = String(r.json?.ServiceConfig?.LastBackup?.info ?? '');
+    if (pattern.test(info)) return;
+    if (Date.now() > deadline) assert.fail(`the backup was not noted: ${info}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function register(svc: TestService, extra: Record<string, unknown> = {}, positions?: Array<[string, string]>): Promise<{ sq: number; tn: string; body: Record<string, unknown> }> {
+  const r = await post(`${svc.url}/register`, positions ? sale(extra, positions) : sale(extra));
   assert.equal(r.json?.TraC?.Result?.RC, 'OK', r.text);
   return { sq: Number(r.json.TraC.SQ ?? r.json.TraC.ESR?.SQ), tn: String(r.json.TraC.ESR.TN), body: r.json.TraC };
 }
@@ -112,15 +187,27 @@ describe('backup and restore', () => {
     const b = await startTestService();
     try {
       for (let i = 0; i < 20; i++) await register(a);
-      // transactions keep arriving while the backup is taken
+      // 40 more transactions are sealed (SQ 21 to 60 given out) but their commits are still pending when
+      // the backup is planned; they are committed while the zip is streamed
+      const hold = holdCommits(a);
       const load = Promise.all(Array.from({ length: 40 }, () => register(a)));
-      await new Promise((r) => setTimeout(r, 5));
-      const backup = await download(`${a.url}/backup`);
-      await load;
+      await hold.held;
+      const def = a.ctx.registers.get('def');
+      for (let waited = 0; def?.state.sq !== 60; waited += 10) {
+        assert.ok(waited < 10_000, `only SQ ${def?.state.sq} sealed`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(def.pending.size, 40, 'SQ 21 to 60 are being committed');
+      const response = await request(`${a.url}/backup`);
+      assert.equal(def.pending.size, 40, 'still pending once the backup was planned (the headers are sent after it)');
+      hold.release();
+      const backup: Download = { status: response.statusCode, headers: Object.fromEntries(Object.entries(response.headers).filter((e): e is [string, string] => typeof e[1] === 'string')), body: Buffer.from(await response.body.arrayBuffer()) };
+      const loaded = await load;
+      assert.deepEqual(loaded.map((x) => x.sq).sort((x, y) => x - y), Array.from({ length: 40 }, (_, i) => i + 21), 'the pending ones were all committed');
       assert.equal(backup.status, 200, backup.body.toString());
       assert.equal(backup.headers['content-type'], 'application/zip');
       const { manifest, state, sqs, names } = await readBackup(backup.body);
-      assert.ok(manifest.lastSQ >= 20 && manifest.lastSQ <= 60, `lastSQ ${manifest.lastSQ}`);
+      assert.equal(manifest.lastSQ, 20, 'the backup holds what was committed when it was planned, not the pending records');
       assert.equal(backup.headers['content-disposition'], `attachment; filename=def_${manifest.lastSQ}.zip`);
       assert.equal(manifest.name, `def_${manifest.lastSQ}`);
       assert.deepEqual(sqs, Array.from({ length: manifest.lastSQ }, (_, i) => i + 1), 'every record up to the committed SQ, once');
@@ -366,6 +453,202 @@ describe('backup and restore', () => {
       assert.match(page.text, /<form method="post" action="\/backup\/restore"/);
     } finally {
       await a.stop();
+    }
+  });
+  test('the archive mark: only for a backup joining what is archived; never for HEAD or a client\'s `last` alone', async () => {
+    const a = await startTestService();
+    try {
+      for (let i = 0; i < 6; i++) await register(a);
+      const mark = async (): Promise<number | undefined> => (await archivedUpTo(a.ctx.store, 'def'))?.sq;
+      // a) `last` names the head: an empty zip, nothing was ever handed over
+      const head = await download(`${a.url}/backup?last=def_6`);
+      assert.equal(head.status, 200);
+      await noted(a, /def_6\.zip: SQ 7 to 6 \(0 records\)/);
+      assert.equal(await mark(), undefined, 'no mark from a client\'s `last`');
+      // SQ 4 to 6 continue nothing archived: SQ 1 to 3 are in no backup this instance handed over
+      const tail = await download(`${a.url}/backup?last=def_3`);
+      assert.deepEqual((await readBackup(tail.body)).sqs, [4, 5, 6]);
+      await noted(a, /def_6\.zip: SQ 4 to 6 \(3 records\)/);
+      assert.equal(await mark(), undefined);
+      // b) HEAD: the headers, no zip, no mark
+      const probe = await request(`${a.url}/backup`, { method: 'HEAD' });
+      await probe.body.dump();
+      assert.equal(probe.statusCode, 200);
+      assert.equal(probe.headers['content-disposition'], 'attachment; filename=def_6.zip');
+      const incremental = await download(`${a.url}/backup?last=def_5`);
+      assert.deepEqual((await readBackup(incremental.body)).sqs, [6]);
+      await noted(a, /def_6\.zip: SQ 6 to 6 \(1 records\)/);
+      assert.equal(await mark(), undefined, 'HEAD marked nothing');
+      // a full backup marks; one continuing it (or overlapping it) moves the mark on
+      await download(`${a.url}/backup`);
+      await noted(a, /full backup def_6\.zip/);
+      assert.equal(await mark(), 6);
+      for (let i = 0; i < 3; i++) await register(a);
+      await download(`${a.url}/backup?last=def_5`);
+      await noted(a, /def_9\.zip: SQ 6 to 9/);
+      assert.equal(await mark(), 9);
+      // cleaning removes only what is archived: with nothing beyond SQ 9 archived, SQ 10 stays
+      for (let i = 0; i < 2; i++) await register(a);
+      const tooFar = await download(`${a.url}/backup?last=def_10`);
+      assert.equal(tooFar.status, 200);
+      await noted(a, /def_11\.zip: SQ 11 to 11/);
+      assert.equal(await mark(), 9, 'SQ 10 is in no backup: SQ 11 alone does not join the archive');
+    } finally {
+      await a.stop();
+    }
+  });
+
+  test('an incremental folder of another instance with the same RN is refused, never continued or marked', async () => {
+    const root = tempDir('efr-backup-nas-');
+    const a = await startTestService();
+    const b = await startTestService();
+    // c has a's instance key (a copied data folder's keys) but a journal of its own
+    const cDir = tempDir('efr-backup-copy-');
+    cpSync(join(a.dataDir, 'keys'), join(cDir, 'keys'), { recursive: true });
+    const c = await startTestService({ dataDir: cDir });
+    try {
+      for (let i = 0; i < 5; i++) await register(a);
+      const first = await get(`${a.url}/backup/incremental?path=${encodeURIComponent(root)}`);
+      assert.equal(first.status, 200, first.text);
+      assert.equal((await archivedUpTo(a.ctx.store, 'def'))?.sq, 5);
+      const dir = join(root, 'def');
+      const before = readFileSync(join(dir, '0001.zip'));
+
+      for (let i = 0; i < 8; i++) await register(b);
+      const other = await get(`${b.url}/backup/incremental?path=${encodeURIComponent(root)}`);
+      assert.equal(other.status, 400, other.text);
+      assert.equal(other.json.Result.RC, 'BAD');
+      assert.match(other.json.Result.UserMessage, /^path.*0001\.zip is not a backup of this instance's register def: it was signed with the instance key/);
+
+      for (let i = 0; i < 8; i++) await register(c, {}, [['A', '9.99']]);
+      assert.equal(c.ctx.signer.keyId, a.ctx.signer.keyId);
+      const copy = await get(`${c.url}/backup/incremental?path=${encodeURIComponent(root)}`);
+      assert.equal(copy.status, 400, copy.text);
+      assert.match(copy.json.Result.UserMessage, /its record SQ 5 differs from this journal's/);
+
+      assert.deepEqual(readdirSync(dir), ['0001.zip'], 'nothing written beside the other instance\'s file');
+      assert.ok(readFileSync(join(dir, '0001.zip')).equals(before));
+      assert.equal(await archivedUpTo(b.ctx.store, 'def'), undefined, 'b marked nothing archived');
+      assert.equal(await archivedUpTo(c.ctx.store, 'def'), undefined, 'c marked nothing archived');
+      // a itself goes on with its folder
+      await register(a);
+      const next = await get(`${a.url}/backup/incremental?path=${encodeURIComponent(root)}`);
+      assert.match(next.text, /SQ 6 to 6 \(1\)/);
+      assert.equal((await archivedUpTo(a.ctx.store, 'def'))?.sq, 6);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await c.stop();
+      rmSync(root, { recursive: true, force: true });
+      rmSync(cDir, { recursive: true, force: true });
+    }
+  });
+
+  test('concurrent incremental backups take one number each; none overwrites another', async () => {
+    const root = tempDir('efr-backup-conc-');
+    const a = await startTestService();
+    const b = await startTestService();
+    try {
+      for (let i = 0; i < 4; i++) await register(a);
+      const path = encodeURIComponent(root);
+      assert.equal((await get(`${a.url}/backup/incremental?path=${path}`)).status, 200);
+      for (let i = 0; i < 30; i++) await register(a);
+      const answers = await Promise.all(Array.from({ length: 4 }, () => get(`${a.url}/backup/incremental?path=${path}`)));
+      for (const r of answers) assert.equal(r.status, 200, r.text);
+      const numbers = answers.map((r) => Number(/incremental backup (\d+) written/.exec(r.text)?.[1])).sort();
+      assert.deepEqual(numbers, [2, 3, 4, 5]);
+      const dir = join(root, 'def');
+      assert.deepEqual(readdirSync(dir).sort(), ['0001.zip', '0002.zip', '0003.zip', '0004.zip', '0005.zip']);
+      const ranges = await Promise.all(readdirSync(dir).sort().map(async (n) => (await readBackup(readFileSync(join(dir, n)))).manifest));
+      assert.deepEqual(ranges.map((m) => [m.firstSQ, m.lastSQ]), [[1, 4], [5, 34], [35, 34], [35, 34], [35, 34]]);
+      assert.equal((await archivedUpTo(a.ctx.store, 'def'))?.sq, 34);
+      const restored = await post(`${b.url}/backup/restore?path=${encodeURIComponent(dir)}`);
+      assert.equal(restored.status, 200, restored.text);
+      assert.equal((await register(b)).sq, 35);
+    } finally {
+      await a.stop();
+      await b.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('while a restore writes, no register of the instance registers (#BACKUP_BUSY): the instance key it replaces signed nothing meanwhile', async () => {
+    const work = tempDir('efr-backup-busy-');
+    const a = await startTestService();
+    const b = await startTestService();
+    try {
+      for (let i = 0; i < 5; i++) await register(a);
+      const backup = await download(`${a.url}/backup`);
+      assert.notEqual(b.ctx.signer.keyId, a.ctx.signer.keyId);
+      // the restore's one store transaction (the five records) waits; everything else commits as usual
+      const hold = holdCommits(b, (records) => records.length === 5);
+      const restoring = restoreBody(b, backup.body);
+      await hold.held;
+      const other = await post(`${b.url}/register?rn=other`, sale({ RN: 'other' }));
+      const own = await post(`${b.url}/register`, sale());
+      hold.release();
+      const restored = await restoring;
+      assert.equal(restored.status, 200, restored.text);
+      for (const r of [other, own]) {
+        assert.equal(r.status, 406, r.text);
+        assert.equal(r.json.TraC.Result.RC, 'NO');
+        assert.equal(r.json.TraC.Result.ErrorCode, '#BACKUP_BUSY');
+      }
+      assert.equal(b.ctx.signer.keyId, a.ctx.signer.keyId, 'the backup\'s instance key is in place');
+      // afterwards both registers go on, and every record verifies with the one instance key
+      assert.equal((await post(`${b.url}/register?rn=other`, sale({ RN: 'other' }))).json.TraC.Result.RC, 'OK');
+      assert.equal((await register(b)).sq, 6);
+      const exp = await download(`${b.url}/export?type=jou&rn=other`);
+      assert.equal(exp.status, 200, exp.body.toString());
+      const zip = join(work, 'other.zip');
+      writeFileSync(zip, exp.body);
+      const report = await verifyZip(zip);
+      assert.deepEqual([report.ok, report.count], [true, 1]);
+      const all = await verifyJournalExport(b, work);
+      assert.deepEqual([all.ok, all.count], [true, 6]);
+    } finally {
+      await a.stop();
+      await b.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test('a restore accepts only the files a register\'s backup holds, and no entry beyond its size limit', async () => {
+    const a = await startTestService();
+    const b = await startTestService();
+    try {
+      for (let i = 0; i < 3; i++) await register(a);
+      const backup = await download(`${a.url}/backup`);
+      const planted: Record<string, string> = {
+        'cer/htdigest': 'admin:efr:00000000000000000000000000000000\n',
+        'req/evil.req': '{"Tra":{"ESR":{}}}',
+        'de/other/tse.json': '{}',
+        'keys/extra.pem': 'x',
+        'pt/private-key.pem': 'x',
+        'at/1/aes.key': 'x',
+        'profile/def.json': '{}',
+      };
+      for (const [path, text] of Object.entries(planted)) {
+        const crafted = await withFiles(backup.body, { [path]: Buffer.from(text) });
+        const r = await restoreBody(b, crafted);
+        assert.equal(r.status, 400, `${path}: ${r.text}`);
+        assert.equal(r.json.Result.ErrorCode, '#BACKUP_INVALID', path);
+        assert.ok((r.json.Result.UserMessage ?? '').includes(`files/${path} is none of a register's key or device files`), `${path}: ${r.json.Result.UserMessage}`);
+        assert.equal(existsSync(join(b.dataDir, ...path.split('/'))), false, `${path} was not written`);
+      }
+      // a zip bomb: 65 MiB of zeros in a few dozen KiB, refused by its size before it is read
+      const bomb = await withFiles(backup.body, { 'de/def/big.bin': Buffer.alloc(65 * 1024 * 1024) });
+      assert.ok(bomb.length < 1024 * 1024);
+      const r = await restoreBody(b, bomb);
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.json.Result.UserMessage ?? '', /files\/de\/def\/big\.bin is larger than 64 MiB/);
+      // nothing was restored: def starts at SQ 1, and the untouched backup still restores
+      const ok = await restoreBody(b, backup.body);
+      assert.equal(ok.status, 200, ok.text);
+      assert.equal((await register(b)).sq, 4);
+    } finally {
+      await a.stop();
+      await b.stop();
     }
   });
 });

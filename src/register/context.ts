@@ -28,4 +28,6 @@ export interface ServiceContext {
   cloud?: CloudSettings;
   /** restart and stop of the running service (issue 9 point 5); absent when the app runs without a server (tests with inject) */
   control?: ServiceControl;
+  /** set (to the RN being restored) while a restore writes into the instance: nothing is sealed meanwhile (#BACKUP_BUSY) */
+  restoring?: string;
 }

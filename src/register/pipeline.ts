@@ -78,6 +78,8 @@ export interface Submitted {
  * synchronously (no await between reading the head and submitting).
  */
 export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string, data: Obj) => Obj): Submitted {
+  // a restore may replace the instance key and checks that nothing moved: no record of any register meanwhile
+  if (ctx.restoring !== undefined) throw new FiscalError('#BACKUP_BUSY', { value: ctx.restoring });
   const state = reg.state;
   const sq = state.sq + 1;
   const prevHash = state.hash;
@@ -477,6 +479,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
     format = responseFormat(req.accept, doc.format);
     root = answerRoot(doc.root);
     if (req.scope) checkTransactionScope(ctx, req.scope, rn, doc);
+    if (ctx.restoring !== undefined) throw new FiscalError('#BACKUP_BUSY', { value: ctx.restoring });
     if (!ctx.registers.get(rn)) {
       checkBeforeCreating(ctx, rn, doc);
       assertDiskRoom(ctx);

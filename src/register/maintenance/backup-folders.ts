@@ -73,6 +73,37 @@ export function registerFiles(dataDir: string, state: Pick<RegisterState, 'rn' |
   return out.filter((f) => (seen.has(f.path) ? false : (seen.add(f.path), true)));
 }
 
+const PT_FILES = ['private-key.pem', 'public-key.pem', 'series.json'];
+
+/**
+ * Whether `path` (of a backup's files/, relative to the data folder) is one registerFiles can produce for
+ * a register with this state: the instance key pair, and the folders of its country (at/<cashbox>/,
+ * es/<NIF>/ and pt/'s three files only for a register of that country; de/<RN>/ and fr/<RN>/ by its RN).
+ * A restore writes nothing else into the data folder (no cer/, req/, profile or log files).
+ */
+export function isRegisterFile(path: string, state: Pick<RegisterState, 'rn' | 'cfg'>): boolean {
+  if (path.endsWith('.tmp')) return false;
+  const parts = path.split('/');
+  if (parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\') || p.includes('\0'))) return false;
+  if (path === 'keys/instance.key.pem' || path === 'keys/instance.pub.pem') return true;
+  const [top, folder] = parts as [string, string | undefined];
+  if (folder === undefined) return false;
+  const ctry = (str(obj(state.cfg, 'Cmp') ?? {}, 'Ctry') ?? '').toUpperCase();
+  switch (top) {
+    case 'de':
+    case 'fr':
+      return folder === safe(state.rn);
+    case 'at':
+      return ctry === 'AT' && parts.length >= 3 && folder === safe(folder);
+    case 'es':
+      return ctry === 'ES' && parts.length >= 3 && nifOf(folder) === folder;
+    case 'pt':
+      return ctry === 'PT' && parts.length === 2 && PT_FILES.includes(folder);
+    default:
+      return false;
+  }
+}
+
 /** The entries of pt/series.json that this register owns, in the file's own form. */
 function ownSeries(dataDir: string, rn: string): { series: Record<string, string> } | undefined {
   const file = join(dataDir, 'pt', 'series.json');

@@ -11,7 +11,8 @@ import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import { GENESIS } from '../journal/chain.js';
 import { periodSqRange } from '../journal/period-range.js';
-import { markArchived, type ArchiveKind } from './archive-marks.js';
+import { archivedUpTo, markArchived, type ArchiveKind } from './archive-marks.js';
+import { archivedInDataFolder } from './clean-journal.js';
 import { type BackupFile, registerFiles } from './backup-folders.js';
 import {
   BACKUP_FORMAT, type BackupManifest, ENTRY_JOURNAL, ENTRY_MANIFEST, ENTRY_SETTINGS, ENTRY_STATE, FILES_PREFIX, type StoredState,
@@ -140,11 +141,21 @@ export function backupZip(ctx: ServiceContext, plan: PlannedBackup): NodeJS.Read
 }
 
 /**
- * After a backup was handed over or written: the archive mark (cleaning relies on it) when the backup
- * holds every record up to its last SQ, that is starts at SQ 1 or continues a backup received before.
+ * After a backup was handed over (GET /backup: the response finished) or written (/backup/incremental,
+ * from the manifest of the file really written): the archive mark that cleaning relies on, only when the
+ * backup's records join what is archived already, so that every record up to its last SQ is in some
+ * archive: it starts at SQ 1, or right after (or within) the current mark. A `last` named by the client or
+ * a folder's previous file therefore never marks records nobody received. A mark naming a file inside the
+ * data folder does not count as archived (clean-journal.ts), so nothing continues it either. Answers
+ * whether the mark moved.
  */
-export async function noteBackup(ctx: ServiceContext, plan: PlannedBackup, kind: ArchiveKind, file?: string): Promise<void> {
-  const m = plan.manifest;
-  if (m.kind === 'partial' || m.lastSQ < 1) return;
+export async function noteBackup(ctx: ServiceContext, m: BackupManifest, kind: ArchiveKind, file?: string): Promise<boolean> {
+  if (m.kind === 'partial' || m.lastSQ < 1 || m.keyId !== ctx.signer.keyId) return false;
+  if (m.firstSQ > 1) {
+    const known = await archivedUpTo(ctx.store, m.RN);
+    const archived = known && !archivedInDataFolder(ctx.dataDir, known) ? known.sq : 0;
+    if (m.firstSQ - 1 > archived) return false;
+  }
   await markArchived(ctx.store, m.RN, { sq: m.lastSQ, at: ctx.clock.now().toISOString(), kind, file: file ?? `${m.name}.zip` });
+  return true;
 }

@@ -6,7 +6,6 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { type Entry, type ZipFile, openPromise } from 'yauzl';
 import { FiscalError } from '../../shared/errors.js';
 import { chainHash, signingPayload } from '../journal/chain.js';
@@ -14,10 +13,28 @@ import type { JournalRecord } from '../journal/types.js';
 import { verifySignature } from '../security/signer.js';
 import { type BackupManifest, ENTRY_JOURNAL, ENTRY_MANIFEST, ENTRY_SETTINGS, ENTRY_STATE, FILES_PREFIX, type StoredState, parseManifest, parseRecordLine } from './backup-format.js';
 
+/** Limits of what a restore reads (a zip bomb, or a crafted entry, is refused before it fills the memory). */
+export const RESTORE_LIMITS = {
+  /** entries of one zip (a German register's de/<RN>/backup/ gains two files a day) */
+  entries: 100_000,
+  /** manifest.json, state.json, settings.json, each */
+  small: 16 * 1024 * 1024,
+  /** one entry under files/ (keys, certificates, a TSE's files and its daily backups), read whole */
+  file: 64 * 1024 * 1024,
+  /** all entries under files/ of one zip (staged on disk one at a time, never all in memory) */
+  files: 1024 * 1024 * 1024,
+  /** one line of journal.jsonl (a record: a request of at most 4 MiB, escaped twice) */
+  line: 32 * 1024 * 1024,
+  /** journal.jsonl of all the backups of one restore: the records are held for one store transaction */
+  journal: 512 * 1024 * 1024,
+} as const;
+
 export interface OpenedBackup {
   /** the file it was read from */
   source: string;
   manifest: BackupManifest;
+  /** the uncompressed size of journal.jsonl (0 without one) */
+  journalBytes: number;
   /** an entry's bytes, checked against the manifest's SHA-256 */
   entry(name: string): Promise<Buffer>;
   /** names of the entries under files/ (without the prefix) */
@@ -29,10 +46,41 @@ export interface OpenedBackup {
 
 const bad = (source: string, detail: string): FiscalError => new FiscalError('#BACKUP_INVALID', { value: source.split(/[\\/]/).pop() ?? source, detail });
 
-async function readAll(zip: ZipFile, entry: Entry): Promise<Buffer> {
+const MiB = 1024 * 1024;
+
+/** An entry's bytes, at most `limit` (yauzl also checks that the entry holds no more than its stated size). */
+async function readAll(source: string, zip: ZipFile, entry: Entry, limit: number): Promise<Buffer> {
+  const tooLarge = (): FiscalError => bad(source, `the entry ${entry.fileName} is larger than ${limit / MiB} MiB`);
+  if (entry.uncompressedSize > limit) throw tooLarge();
   const chunks: Buffer[] = [];
-  for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of await zip.openReadStreamPromise(entry)) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks);
+}
+
+/** The lines of a stream, each at most `limit` bytes (UTF-8 decoded whole, never split inside a character). */
+async function* linesOf(stream: NodeJS.ReadableStream, limit: number, tooLong: () => Error): AsyncGenerator<string> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  for await (const c of stream) {
+    let chunk = c as Buffer;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10)) {
+      if (size + nl > limit) throw tooLong();
+      parts.push(chunk.subarray(0, nl));
+      yield Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
+      parts = [];
+      size = 0;
+      chunk = chunk.subarray(nl + 1);
+    }
+    size += chunk.length;
+    if (size > limit) throw tooLong();
+    if (chunk.length > 0) parts.push(chunk);
+  }
+  if (size > 0) yield Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
 }
 
 /** Opens a backup zip and reads its manifest; #BACKUP_INVALID when it is none. */
@@ -44,13 +92,25 @@ export async function openBackup(source: string): Promise<OpenedBackup> {
     throw bad(source, `not a zip file (${e instanceof Error ? e.message : String(e)})`);
   }
   try {
+    if (zip.entryCount > RESTORE_LIMITS.entries) throw bad(source, `it holds ${zip.entryCount} entries, more than a backup has (${RESTORE_LIMITS.entries})`);
     const entries = new Map<string, Entry>();
-    for await (const e of zip.eachEntry()) if (!e.fileName.endsWith('/')) entries.set(e.fileName, e);
+    let filesSize = 0;
+    for await (const e of zip.eachEntry()) {
+      if (e.fileName.endsWith('/')) continue;
+      if (entries.has(e.fileName)) throw bad(source, `the entry ${e.fileName} is there twice`);
+      if (e.fileName.startsWith(FILES_PREFIX)) {
+        if (e.uncompressedSize > RESTORE_LIMITS.file) throw bad(source, `the entry ${e.fileName} is larger than ${RESTORE_LIMITS.file / MiB} MiB`);
+        filesSize += e.uncompressedSize;
+        if (filesSize > RESTORE_LIMITS.files) throw bad(source, `its entries under files/ are larger than ${RESTORE_LIMITS.files / MiB} MiB together`);
+      }
+      entries.set(e.fileName, e);
+    }
     const manifestEntry = entries.get(ENTRY_MANIFEST);
     if (!manifestEntry) throw bad(source, 'it holds no manifest.json (is it a backup of GET /backup?)');
     let manifest: BackupManifest;
+    const manifestText = (await readAll(source, zip, manifestEntry, RESTORE_LIMITS.small)).toString('utf8');
     try {
-      manifest = parseManifest((await readAll(zip, manifestEntry)).toString('utf8'));
+      manifest = parseManifest(manifestText);
     } catch (e) {
       throw bad(source, e instanceof Error ? e.message : String(e));
     }
@@ -65,10 +125,11 @@ export async function openBackup(source: string): Promise<OpenedBackup> {
     return {
       source,
       manifest,
+      journalBytes: entries.get(ENTRY_JOURNAL)?.uncompressedSize ?? 0,
       async entry(name) {
         const e = entries.get(name);
         if (!e) throw bad(source, `the entry ${name} is missing`);
-        const data = await readAll(zip, e);
+        const data = await readAll(source, zip, e, name.startsWith(FILES_PREFIX) ? RESTORE_LIMITS.file : RESTORE_LIMITS.small);
         if (createHash('sha256').update(data).digest('hex') !== manifest.sha256[name]) throw bad(source, `the entry ${name} does not match its SHA-256 in the manifest`);
         return data;
       },
@@ -78,7 +139,7 @@ export async function openBackup(source: string): Promise<OpenedBackup> {
       async *records(rid, publicKey) {
         if (manifest.count === 0) return;
         const e = entries.get(ENTRY_JOURNAL) as Entry;
-        const lines = createInterface({ input: await zip.openReadStreamPromise(e), crlfDelay: Infinity });
+        const lines = linesOf(await zip.openReadStreamPromise(e), RESTORE_LIMITS.line, () => bad(source, `a line of journal.jsonl is longer than ${RESTORE_LIMITS.line / MiB} MiB`));
         let expected = manifest.firstSQ;
         let prev = manifest.prevHash;
         for await (const line of lines) {

@@ -7,10 +7,13 @@
  *   ONLINE   the instance has registered something (any register's SQ moved) since it started; there is
  *            no portal connection yet, when there is, being connected counts too
  * Everything is read and checked first (manifests, SHA-256 of the entries, the records as one chain from
- * SQ 1, signatures with the backup's instance key); the files are staged in a temporary folder of the
- * data folder. Then, with the register held (transactions wait as they do for a Z), the files are moved
- * into place, the profile set, and the records with the register's state appended in one store
- * transaction. A failure on the way moves everything back: never a half-restored register.
+ * SQ 1, signatures with the backup's instance key), streamed, within RESTORE_LIMITS; only the files a
+ * register's backup holds (backup-folders.ts isRegisterFile) are accepted; they are staged in a temporary
+ * folder of the data folder. Then, with the whole instance closed to registrations (ctx.restoring: any
+ * register's request is answered #BACKUP_BUSY, RC NO, since the instance key may be replaced) and ONLINE
+ * and IN_USE checked again, the files are moved into place, the profile set, and the records with the
+ * register's state appended in one store transaction. A failure on the way moves everything back: never a
+ * half-restored register.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
@@ -21,8 +24,8 @@ import type { JournalRecord } from '../journal/types.js';
 import { type Register, initialState } from '../registers.js';
 import { loadOrCreateSigner } from '../security/signer.js';
 import { type BackupManifest, type StoredState, FILES_PREFIX } from './backup-format.js';
-import { mergeSeries } from './backup-folders.js';
-import { type OpenedBackup, backupPublicKey, backupSettings, backupState, openBackup } from './restore-read.js';
+import { isRegisterFile, mergeSeries } from './backup-folders.js';
+import { type OpenedBackup, RESTORE_LIMITS, backupPublicKey, backupSettings, backupState, openBackup } from './restore-read.js';
 import { noteBackupResult } from './service-config.js';
 
 /** GET /backup/info. */
@@ -111,6 +114,13 @@ class Restorer {
       const state = await backupState(latest);
       if (state.rn !== rn || state.sq !== m.lastSQ || state.hash !== m.lastHash) throw invalid(latest, 'state.json does not match the journal it comes with');
       const files = latest.fileNames();
+      // only the files a backup of a register holds: nothing else is ever written into the data folder
+      const foreign = files.find((f) => !isRegisterFile(f, state));
+      if (foreign !== undefined) throw invalid(latest, `the entry ${FILES_PREFIX}${foreign} is none of a register's key or device files (keys/instance.*.pem, at/<cashbox>/, de/${rn}/, fr/${rn}/, es/<NIF>/, pt/)`);
+      const journalBytes = chain.reduce((n, b) => n + b.journalBytes, 0);
+      if (journalBytes > RESTORE_LIMITS.journal) {
+        throw invalid(latest, `its journal is ${Math.ceil(journalBytes / 2 ** 20)} MiB, more than one restore holds (${RESTORE_LIMITS.journal / 2 ** 20} MiB)`);
+      }
       const early = await this.inUse(rn, this.ctx.registers.get(rn), files, undefined);
       if (early) this.refuse('IN_USE', early);
       const busy = this.online();
@@ -136,8 +146,9 @@ class Restorer {
         writeFileSync(target, await latest.entry(FILES_PREFIX + f), { mode: f.endsWith('.pem') || f.endsWith('.key') ? 0o600 : 0o644 });
       }
       this.info.step = 'writing';
+      const count = records.length;
       await this.apply(rn, state, records, settings, files, staging);
-      this.info = { ...this.info, state: 'DONE', step: undefined, finishedAt: new Date().toISOString(), message: `register ${rn} restored: SQ 1 to ${m.lastSQ} (${records.length} records) from ${chain.length} backup file(s)` };
+      this.info = { ...this.info, state: 'DONE', step: undefined, finishedAt: new Date().toISOString(), message: `register ${rn} restored: SQ 1 to ${m.lastSQ} (${count} records) from ${chain.length} backup file(s)` };
       return this.info;
     } catch (e) {
       if (this.info.state === 'RUNNING') {
@@ -153,26 +164,25 @@ class Restorer {
     }
   }
 
-  /** With the register held: files, profile, then records and state in one store transaction; undone on failure. */
+  /**
+   * With the whole instance closed to registrations (ctx.restoring: the pipeline seals nothing, answers
+   * #BACKUP_BUSY), ONLINE and IN_USE checked again under it: files, profile, then records and state in one
+   * store transaction; undone on failure.
+   */
   private async apply(rn: string, state: StoredState, records: JournalRecord[], settings: Record<string, string>, files: readonly string[], staging: string): Promise<void> {
     const ctx = this.ctx;
-    const reg = await ctx.registers.getOrCreate(rn);
-    while (reg.closing) await reg.closing;
-    let release!: () => void;
-    reg.closing = new Promise<void>((resolve) => {
-      release = () => {
-        reg.closing = undefined;
-        resolve();
-      };
-    });
+    if (ctx.restoring !== undefined) throw new FiscalError('#BACKUP_BUSY', { value: ctx.restoring });
+    // set and checked in one synchronous step: a record sealed before it moved an SQ (ONLINE), none after it
+    ctx.restoring = rn;
     const undo: Array<() => void> = [];
     const undoSettings: Array<[string, string]> = [];
     let keyReplaced = false;
     try {
-      const late = await this.inUse(rn, reg, files, staging);
-      if (late) this.refuse('IN_USE', late);
       const busy = this.online();
       if (busy) this.refuse('ONLINE', busy);
+      const reg = await ctx.registers.getOrCreate(rn);
+      const late = await this.inUse(rn, reg, files, staging);
+      if (late) this.refuse('IN_USE', late);
       const saved = join(staging, '.replaced');
       for (const f of files) {
         const from = join(staging, f);
@@ -209,6 +219,7 @@ class Restorer {
       }
       for (const r of records) r.rid = reg.state.rid;
       try {
+        // one transaction: all or nothing (the SQLite writer thread holds its own copy while it writes)
         await ctx.store.append(records, new Map([[reg.state.rid, JSON.stringify(state)]]));
       } catch (e) {
         await ctx.store.resume();
@@ -230,7 +241,7 @@ class Restorer {
       }
       throw e;
     } finally {
-      release();
+      ctx.restoring = undefined;
     }
   }
 }

@@ -155,20 +155,23 @@ export function backupRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         const rn = rnOfQuery(ctx, q);
         const plan = await planBackup(ctx, rn, { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.last !== undefined ? { last: q.last } : {}) });
         const m = plan.manifest;
+        res.code(200).type('application/zip').header('content-disposition', `attachment; filename=${m.name}.zip`).header('cache-control', 'no-store');
+        // HEAD: the headers only; nothing was handed over, so nothing is marked archived
+        if (req.method === 'HEAD') return res.send();
         const zip = backupZip(ctx, plan);
-        zip.on('error', (e) => req.log.error({ err: e, rn }, 'backup failed while streaming'));
+        let failed = false;
+        zip.on('error', (e) => {
+          failed = true;
+          req.log.error({ err: e, rn }, 'backup failed while streaming');
+        });
         res.raw.once('finish', () => {
+          if (failed) return;
           const info = `${m.kind} backup ${m.name}.zip: SQ ${m.firstSQ} to ${m.lastSQ} (${m.count} records), downloaded`;
-          void noteBackup(ctx, plan, 'backup')
+          void noteBackup(ctx, m, 'backup')
             .then(() => noteBackupResult(ctx.store, { at: ctx.clock.now().toISOString(), action: 'backup', rn, ok: true, info }))
             .catch((e: unknown) => req.log.error({ err: e, rn }, 'the backup could not be noted'));
         });
-        return res
-          .code(200)
-          .type('application/zip')
-          .header('content-disposition', `attachment; filename=${m.name}.zip`)
-          .header('cache-control', 'no-store')
-          .send(zip);
+        return res.send(zip);
       }),
     );
 
