@@ -1,0 +1,106 @@
+/**
+ * The SQLite schema of the portal, as versioned migrations (never edit an applied one: add the next).
+ * Every id sequence starts at 2 (sqlite_sequence seeded with 1); AUTOINCREMENT never reuses an id.
+ * `search` is the lower-cased text that searchText looks in, kept by the store on every write.
+ */
+import type { Migration } from '../migration.js';
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'entities, registers, contacts, notifications, clients, grants',
+    sql: `
+CREATE TABLE entities (
+  id INTEGER PRIMARY KEY AUTOINCREMENT CHECK (id >= 2),
+  kind TEXT NOT NULL CHECK (kind IN ('organization', 'company', 'location')),
+  parent_id INTEGER REFERENCES entities (id),
+  path TEXT NOT NULL,
+  name TEXT NOT NULL,
+  address TEXT,
+  city TEXT,
+  zip TEXT,
+  country_code TEXT,
+  invoice_email_address TEXT,
+  user_comment TEXT,
+  state TEXT NOT NULL CHECK (state IN ('Productive', 'Test', 'Deactivated')),
+  test INTEGER NOT NULL CHECK (test IN (0, 1)),
+  badge TEXT UNIQUE,
+  tax_id TEXT,
+  ignore_tax_id INTEGER NOT NULL CHECK (ignore_tax_id IN (0, 1)),
+  country_properties TEXT,
+  location_identification TEXT,
+  deactivate_after TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  search TEXT NOT NULL,
+  UNIQUE (parent_id, location_identification)
+);
+INSERT INTO sqlite_sequence (name, seq) VALUES ('entities', 1);
+CREATE INDEX entities_path ON entities (path);
+CREATE INDEX entities_parent ON entities (parent_id);
+CREATE INDEX entities_kind_name ON entities (kind, lower(name), name, id);
+CREATE INDEX entities_due ON entities (deactivate_after) WHERE deactivate_after IS NOT NULL;
+
+CREATE TABLE registers (
+  register_number TEXT PRIMARY KEY,
+  company_id INTEGER NOT NULL REFERENCES entities (id),
+  country_code TEXT,
+  last_tl TEXT,
+  last_tt TEXT,
+  user_comment TEXT,
+  first_transaction INTEGER,
+  last_transaction INTEGER,
+  version_number TEXT,
+  state TEXT NOT NULL CHECK (state IN ('Productive', 'Test', 'Deactivated', 'Discharged')),
+  is_cloud_efr INTEGER NOT NULL CHECK (is_cloud_efr IN (0, 1)),
+  discharge_after TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  search TEXT NOT NULL
+);
+CREATE INDEX registers_company ON registers (company_id, last_tl);
+CREATE INDEX registers_due ON registers (discharge_after) WHERE discharge_after IS NOT NULL;
+
+CREATE TABLE contacts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT CHECK (id >= 2),
+  company_id INTEGER NOT NULL REFERENCES entities (id),
+  contact_name TEXT NOT NULL,
+  email_address TEXT NOT NULL,
+  contact_type TEXT NOT NULL CHECK (contact_type IN ('InvoiceContact', 'TechnicalContact', 'CommercialContact', 'ElsterContact', 'Unknown')),
+  language_code TEXT,
+  email_address_verification TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+INSERT INTO sqlite_sequence (name, seq) VALUES ('contacts', 1);
+CREATE INDEX contacts_company ON contacts (company_id, id);
+
+CREATE TABLE notifications (
+  id INTEGER PRIMARY KEY AUTOINCREMENT CHECK (id >= 2),
+  register_number TEXT NOT NULL,
+  company_id INTEGER NOT NULL REFERENCES entities (id),
+  event_code TEXT NOT NULL,
+  level INTEGER NOT NULL,
+  texts TEXT NOT NULL,
+  initial_timestamp TEXT NOT NULL
+);
+INSERT INTO sqlite_sequence (name, seq) VALUES ('notifications', 1);
+CREATE INDEX notifications_company ON notifications (company_id, initial_timestamp);
+
+CREATE TABLE api_clients (
+  client_id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  secret_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+);
+
+CREATE TABLE grants (
+  client_id TEXT NOT NULL REFERENCES api_clients (client_id),
+  entity_id INTEGER NOT NULL REFERENCES entities (id),
+  permission TEXT NOT NULL CHECK (permission IN ('ReadCompany', 'ManageCompany', 'ReadRegister', 'ManageRegister')),
+  PRIMARY KEY (client_id, entity_id, permission)
+);
+CREATE INDEX grants_entity ON grants (entity_id);
+`,
+  },
+];

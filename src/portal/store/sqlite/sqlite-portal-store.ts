@@ -1,0 +1,438 @@
+/**
+ * The portal's embedded store: one SQLite file (`<data>/portal/portal.sqlite`), WAL with synchronous=FULL
+ * like the register's journal, foreign keys on. better-sqlite3 is synchronous; the methods are async only
+ * to share the PortalStore interface with PostgreSQL. Writes that touch several rows run in one transaction.
+ */
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CLIENT_SELECT, CONTACT_SELECT, ENTITY_SELECT, NOTIFICATION_SELECT, REGISTER_SELECT, notificationTexts, stringRecord } from '../columns.js';
+import { containsPattern } from '../like.js';
+import { checkKnown } from '../migration.js';
+import { pathRange } from '../scope.js';
+import { entitySearchSql, registerSearchSql, searchText, totalWithoutCount, type Dialect, type SearchSql } from '../search-sql.js';
+import { isoTime, isoTimeOrNull } from '../times.js';
+import {
+  StoreConflict, StoreReferenceMissing,
+  type ApiClient, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
+  type Grant, type NewContact, type NewEntity, type NewNotification, type NewRegister, type Notification, type Permission,
+  type PortalStore, type ReadScope, type Register, type RegisterSearch, type RegisterState, type SearchResult,
+} from '../types.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+
+const dialect: Dialect = {
+  bind(params, value) {
+    params.push(value);
+    return '?';
+  },
+  time(params, iso) {
+    params.push(iso);
+    return '?';
+  },
+  textOrder: (column) => [`lower(${column})`, column],
+  exact: (column) => column,
+  // the search column is lower-cased by JavaScript (all of Unicode, not only ASCII), so is the text
+  contains(params, column, text) {
+    params.push(containsPattern(text.toLowerCase()));
+    return `${column} LIKE ? ESCAPE '\\'`;
+  },
+  page(params, offset, limit) {
+    params.push(limit ?? -1, offset);
+    return 'LIMIT ? OFFSET ?';
+  },
+};
+
+interface EntityRow {
+  id: number; kind: string; parent_id: number | null; path: string; name: string;
+  address: string | null; city: string | null; zip: string | null; country_code: string | null;
+  invoice_email_address: string | null; user_comment: string | null; state: string; test: number; badge: string | null;
+  tax_id: string | null; ignore_tax_id: number; country_properties: string | null; location_identification: string | null;
+  deactivate_after: string | null; created_at: string; updated_at: string;
+}
+
+interface RegisterRow {
+  register_number: string; company_id: number; country_code: string | null; last_tl: string | null; last_tt: string | null;
+  user_comment: string | null; first_transaction: number | null; last_transaction: number | null; version_number: string | null;
+  state: string; is_cloud_efr: number; discharge_after: string | null; created_at: string; updated_at: string;
+}
+
+interface ContactRow {
+  id: number; company_id: number; contact_name: string; email_address: string; contact_type: string;
+  language_code: string | null; email_address_verification: string; created_at: string;
+}
+
+interface NotificationRow {
+  id: number; register_number: string; company_id: number; event_code: string; level: number; texts: string; initial_timestamp: string;
+}
+
+interface ClientRow { client_id: string; name: string; secret_hash: string; created_at: string; revoked_at: string | null }
+
+function toEntity(r: EntityRow): Entity {
+  return {
+    id: r.id, kind: r.kind as EntityKind, parentId: r.parent_id, path: r.path, name: r.name,
+    address: r.address, city: r.city, zip: r.zip, countryCode: r.country_code, invoiceEmailAddress: r.invoice_email_address,
+    userComment: r.user_comment, state: r.state as EntityState, test: r.test === 1, badge: r.badge, taxId: r.tax_id,
+    ignoreTaxId: r.ignore_tax_id === 1,
+    countryProperties: r.country_properties === null ? null : stringRecord(JSON.parse(r.country_properties), 'countryProperties'),
+    locationIdentification: r.location_identification, deactivateAfter: r.deactivate_after, createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+function toRegister(r: RegisterRow): Register {
+  return {
+    registerNumber: r.register_number, companyId: r.company_id, countryCode: r.country_code, lastTL: r.last_tl, lastTT: r.last_tt,
+    userComment: r.user_comment, firstTransaction: r.first_transaction, lastTransaction: r.last_transaction,
+    versionNumber: r.version_number, state: r.state as RegisterState, isCloudEFR: r.is_cloud_efr === 1,
+    dischargeAfter: r.discharge_after, createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+function toContact(r: ContactRow): Contact {
+  return {
+    id: r.id, companyId: r.company_id, contactName: r.contact_name, emailAddress: r.email_address, contactType: r.contact_type as ContactType,
+    languageCode: r.language_code, emailAddressVerification: r.email_address_verification, createdAt: r.created_at,
+  };
+}
+
+function toNotification(r: NotificationRow): Notification {
+  return {
+    id: r.id, registerNumber: r.register_number, companyId: r.company_id, eventCode: r.event_code, level: r.level,
+    texts: notificationTexts(JSON.parse(r.texts)), initialTimestamp: r.initial_timestamp,
+  };
+}
+
+function toClient(r: ClientRow): ApiClient {
+  return { clientId: r.client_id, name: r.name, secretHash: r.secret_hash, createdAt: r.created_at, revokedAt: r.revoked_at };
+}
+
+/** SQLite names the columns of a failed unique constraint in its message. */
+const UNIQUE_FIELDS: [string, string][] = [
+  ['entities.badge', 'badge'],
+  ['entities.parent_id, entities.location_identification', 'locationIdentification'],
+  ['api_clients.client_id', 'clientId'],
+  ['registers.register_number', 'registerNumber'],
+];
+
+function mapError(err: unknown): unknown {
+  if (!(err instanceof Error) || !('code' in err)) return err;
+  const code = String(err.code);
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    const hit = UNIQUE_FIELDS.find(([cols]) => err.message.endsWith(cols));
+    if (hit) return new StoreConflict(hit[1], `${hit[1]} is already in use`);
+  }
+  return err;
+}
+
+function entitySearch(e: Pick<Entity, 'name' | 'userComment' | 'city' | 'address' | 'zip' | 'taxId' | 'locationIdentification' | 'badge' | 'invoiceEmailAddress'>): string {
+  return searchText([e.name, e.userComment, e.city, e.address, e.zip, e.taxId, e.locationIdentification, e.badge, e.invoiceEmailAddress]);
+}
+
+function registerSearch(r: Pick<Register, 'registerNumber' | 'userComment' | 'lastTL' | 'lastTT' | 'versionNumber'>): string {
+  return searchText([r.registerNumber, r.userComment, r.lastTL, r.lastTT, r.versionNumber]);
+}
+
+export class SqlitePortalStore implements PortalStore {
+  private readonly db: Db;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma('foreign_keys = ON');
+  }
+
+  /** Statements are prepared at first use (the tables exist only after migrate()) and kept. */
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (s === undefined) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Runs fn, turning constraint failures into StoreConflict. */
+  private run<T>(fn: () => T): Promise<T> {
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(mapError(err));
+    }
+  }
+
+  async migrate(): Promise<void> {
+    // IMMEDIATE: a second process starting at the same time waits (busy_timeout) and then finds it done
+    this.db.transaction(() => {
+      this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      const applied = (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version);
+      checkKnown(applied, SQLITE_MIGRATIONS);
+      for (const m of [...SQLITE_MIGRATIONS].sort((a, b) => a.version - b.version)) {
+        if (applied.includes(m.version)) continue;
+        this.db.exec(m.sql);
+        this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+      }
+    }).immediate();
+  }
+
+  private entity(id: number): Entity | undefined {
+    const row = this.stmt(`SELECT ${ENTITY_SELECT} FROM entities e WHERE e.id = ?`).get(id) as EntityRow | undefined;
+    return row && toEntity(row);
+  }
+
+  createEntity(entity: NewEntity, now: Date): Promise<Entity> {
+    return this.run(() => this.db.transaction(() => {
+      let parentPath = '/';
+      if (entity.parentId !== null) {
+        const parent = this.stmt('SELECT path FROM entities WHERE id = ?').get(entity.parentId) as { path: string } | undefined;
+        if (!parent) throw new StoreReferenceMissing('parentId', `there is no entity ${entity.parentId}`);
+        parentPath = parent.path;
+      }
+      const at = now.toISOString();
+      const info = this.stmt(
+        `INSERT INTO entities (kind, parent_id, path, name, address, city, zip, country_code, invoice_email_address, user_comment, state,
+           test, badge, tax_id, ignore_tax_id, country_properties, location_identification, deactivate_after, created_at, updated_at, search)
+         VALUES (@kind, @parentId, '', @name, @address, @city, @zip, @countryCode, @invoiceEmailAddress, @userComment, @state,
+           @test, @badge, @taxId, @ignoreTaxId, @countryProperties, @locationIdentification, @deactivateAfter, @at, @at, @search)`,
+      ).run({
+        kind: entity.kind, parentId: entity.parentId, name: entity.name, address: entity.address, city: entity.city, zip: entity.zip,
+        countryCode: entity.countryCode, invoiceEmailAddress: entity.invoiceEmailAddress, userComment: entity.userComment,
+        state: entity.state, test: entity.test ? 1 : 0, badge: entity.badge, taxId: entity.taxId, ignoreTaxId: entity.ignoreTaxId ? 1 : 0,
+        countryProperties: entity.countryProperties === null ? null : JSON.stringify(entity.countryProperties),
+        locationIdentification: entity.locationIdentification, deactivateAfter: isoTimeOrNull(entity.deactivateAfter, 'deactivateAfter'),
+        at, search: entitySearch(entity),
+      });
+      const id = Number(info.lastInsertRowid);
+      this.stmt('UPDATE entities SET path = ? WHERE id = ?').run(`${parentPath}${id}/`, id);
+      const created = this.entity(id);
+      if (!created) throw new Error(`entity ${id} vanished after its insert`);
+      return created;
+    })());
+  }
+
+  updateEntity(id: number, update: EntityUpdate, now: Date): Promise<Entity | undefined> {
+    return this.run(() => this.db.transaction(() => {
+      const current = this.entity(id);
+      if (!current) return undefined;
+      this.stmt(
+        `UPDATE entities SET name = @name, address = @address, city = @city, zip = @zip, country_code = @countryCode,
+           invoice_email_address = @invoiceEmailAddress, user_comment = @userComment, state = @state, test = @test, tax_id = @taxId,
+           ignore_tax_id = @ignoreTaxId, country_properties = @countryProperties, location_identification = @locationIdentification,
+           deactivate_after = @deactivateAfter, updated_at = @at, search = @search
+         WHERE id = @id`,
+      ).run({
+        id, name: update.name, address: update.address, city: update.city, zip: update.zip, countryCode: update.countryCode,
+        invoiceEmailAddress: update.invoiceEmailAddress, userComment: update.userComment, state: update.state,
+        test: (update.test ?? current.test) ? 1 : 0, taxId: update.taxId, ignoreTaxId: update.ignoreTaxId ? 1 : 0,
+        countryProperties: update.countryProperties === null ? null : JSON.stringify(update.countryProperties),
+        locationIdentification: update.locationIdentification, deactivateAfter: isoTimeOrNull(update.deactivateAfter, 'deactivateAfter'),
+        at: now.toISOString(), search: entitySearch({ ...update, badge: current.badge }),
+      });
+      return this.entity(id);
+    })());
+  }
+
+  getEntity(id: number): Promise<Entity | undefined> {
+    return this.run(() => this.entity(id));
+  }
+
+  descendantIds(id: number): Promise<number[]> {
+    return this.run(() => {
+      const e = this.entity(id);
+      if (!e) return [];
+      const r = pathRange(e.path);
+      const rows = this.stmt('SELECT id FROM entities WHERE path >= ? AND path < ? AND id <> ? ORDER BY id').all(r.from, r.to, id) as { id: number }[];
+      return rows.map((x) => x.id);
+    });
+  }
+
+  private search<Row, T>(from: string, select: string, s: SearchSql | null, q: { offset: number; limit: number | null }, map: (r: Row) => T): SearchResult<T> {
+    if (s === null) return { items: [], totalCount: 0 };
+    // one read transaction: the page and the count see the same rows
+    return this.db.transaction(() => {
+      const rows = this.stmt(`SELECT ${select} FROM ${from} ${s.where} ${s.order} ${s.page}`).all(...s.pageParams) as Row[];
+      const totalCount = totalWithoutCount(q.offset, q.limit, rows.length)
+        ?? (this.stmt(`SELECT count(*) AS n FROM ${from} ${s.where}`).get(...s.whereParams) as { n: number }).n;
+      return { items: rows.map(map), totalCount };
+    })();
+  }
+
+  searchEntities(query: EntitySearch, scope: ReadScope): Promise<SearchResult<Entity>> {
+    return this.run(() => this.search('entities e', ENTITY_SELECT, entitySearchSql(dialect, query, scope), query, toEntity));
+  }
+
+  setDeactivateAfter(id: number, at: string | null, now: Date): Promise<void> {
+    return this.run(() => {
+      this.stmt('UPDATE entities SET deactivate_after = ?, updated_at = ? WHERE id = ?').run(isoTimeOrNull(at, 'deactivateAfter'), now.toISOString(), id);
+    });
+  }
+
+  deactivateSubtree(id: number, registerState: RegisterState, now: Date): Promise<{ entities: number[]; registers: string[] }> {
+    return this.run(() => this.db.transaction(() => {
+      const target = this.entity(id);
+      if (!target) return { entities: [], registers: [] };
+      const at = now.toISOString();
+      const r = pathRange(target.path);
+      const entities = (this.stmt(
+        "UPDATE entities SET state = 'Deactivated', updated_at = ? WHERE path >= ? AND path < ? AND state <> 'Deactivated' RETURNING id",
+      ).all(at, r.from, r.to) as { id: number }[]).map((x) => x.id);
+      // a Discharged register stays so; one already in the asked state is not changed
+      const rows = target.kind === 'location'
+        ? this.stmt(
+          `UPDATE registers SET state = ?, updated_at = ? WHERE company_id = ? AND lower(last_tl) = lower(?)
+             AND state NOT IN ('Discharged', ?) RETURNING register_number`,
+        ).all(registerState, at, target.parentId, target.locationIdentification, registerState)
+        : this.stmt(
+          `UPDATE registers SET state = ?, updated_at = ?
+             WHERE company_id IN (SELECT id FROM entities WHERE kind = 'company' AND path >= ? AND path < ?)
+             AND state NOT IN ('Discharged', ?) RETURNING register_number`,
+        ).all(registerState, at, r.from, r.to, registerState);
+      const registers = (rows as { register_number: string }[]).map((x) => x.register_number);
+      return { entities: entities.sort((a, b) => a - b), registers: registers.sort() };
+    })());
+  }
+
+  dueDeactivations(now: Date): Promise<number[]> {
+    return this.run(() => (this.stmt(
+      "SELECT id FROM entities WHERE deactivate_after IS NOT NULL AND deactivate_after <= ? AND state <> 'Deactivated' ORDER BY deactivate_after, id",
+    ).all(now.toISOString()) as { id: number }[]).map((x) => x.id));
+  }
+
+  private register(registerNumber: string): Register | undefined {
+    const row = this.stmt(`SELECT ${REGISTER_SELECT} FROM registers r WHERE r.register_number = ?`).get(registerNumber) as RegisterRow | undefined;
+    return row && toRegister(row);
+  }
+
+  putRegister(register: NewRegister, now: Date): Promise<Register> {
+    return this.run(() => this.db.transaction(() => {
+      if (this.stmt('SELECT 1 FROM entities WHERE id = ?').get(register.companyId) === undefined) {
+        throw new StoreReferenceMissing('companyId', `there is no entity ${register.companyId}`);
+      }
+      this.stmt(
+        `INSERT INTO registers (register_number, company_id, country_code, last_tl, last_tt, user_comment, first_transaction, last_transaction,
+           version_number, state, is_cloud_efr, discharge_after, created_at, updated_at, search)
+         VALUES (@registerNumber, @companyId, @countryCode, @lastTL, @lastTT, @userComment, @firstTransaction, @lastTransaction,
+           @versionNumber, @state, @isCloudEFR, @dischargeAfter, @at, @at, @search)
+         ON CONFLICT (register_number) DO UPDATE SET company_id = excluded.company_id, country_code = excluded.country_code,
+           last_tl = excluded.last_tl, last_tt = excluded.last_tt, user_comment = excluded.user_comment,
+           first_transaction = excluded.first_transaction, last_transaction = excluded.last_transaction,
+           version_number = excluded.version_number, state = excluded.state, is_cloud_efr = excluded.is_cloud_efr,
+           discharge_after = excluded.discharge_after, updated_at = excluded.updated_at, search = excluded.search`,
+      ).run({
+        registerNumber: register.registerNumber, companyId: register.companyId, countryCode: register.countryCode,
+        lastTL: register.lastTL, lastTT: register.lastTT, userComment: register.userComment,
+        firstTransaction: register.firstTransaction, lastTransaction: register.lastTransaction, versionNumber: register.versionNumber,
+        state: register.state, isCloudEFR: register.isCloudEFR ? 1 : 0, dischargeAfter: isoTimeOrNull(register.dischargeAfter, 'dischargeAfter'),
+        at: now.toISOString(), search: registerSearch(register),
+      });
+      const stored = this.register(register.registerNumber);
+      if (!stored) throw new Error(`register ${register.registerNumber} vanished after its insert`);
+      return stored;
+    })());
+  }
+
+  getRegister(registerNumber: string): Promise<Register | undefined> {
+    return this.run(() => this.register(registerNumber));
+  }
+
+  searchRegisters(query: RegisterSearch, scope: ReadScope): Promise<SearchResult<Register>> {
+    return this.run(() => this.search('registers r JOIN entities c ON c.id = r.company_id', REGISTER_SELECT, registerSearchSql(dialect, query, scope), query, toRegister));
+  }
+
+  setRegisterState(registerNumber: string, state: RegisterState, dischargeAfter: string | null, now: Date): Promise<Register | undefined> {
+    return this.run(() => {
+      this.stmt('UPDATE registers SET state = ?, discharge_after = ?, updated_at = ? WHERE register_number = ?')
+        .run(state, isoTimeOrNull(dischargeAfter, 'dischargeAfter'), now.toISOString(), registerNumber);
+      return this.register(registerNumber);
+    });
+  }
+
+  dueDischarges(now: Date): Promise<string[]> {
+    return this.run(() => (this.stmt(
+      "SELECT register_number FROM registers WHERE discharge_after IS NOT NULL AND discharge_after <= ? AND state <> 'Discharged' ORDER BY discharge_after, register_number",
+    ).all(now.toISOString()) as { register_number: string }[]).map((x) => x.register_number));
+  }
+
+  createContact(contact: NewContact, now: Date): Promise<Contact> {
+    return this.run(() => this.db.transaction(() => {
+      if (this.stmt('SELECT 1 FROM entities WHERE id = ?').get(contact.companyId) === undefined) {
+        throw new StoreReferenceMissing('companyId', `there is no entity ${contact.companyId}`);
+      }
+      const row = this.stmt(
+        `INSERT INTO contacts (company_id, contact_name, email_address, contact_type, language_code, email_address_verification, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${CONTACT_SELECT}`,
+      ).get(contact.companyId, contact.contactName, contact.emailAddress, contact.contactType, contact.languageCode,
+        contact.emailAddressVerification, now.toISOString()) as ContactRow;
+      return toContact(row);
+    })());
+  }
+
+  listContacts(companyId: number): Promise<Contact[]> {
+    return this.run(() => (this.stmt(`SELECT ${CONTACT_SELECT} FROM contacts WHERE company_id = ? ORDER BY id`).all(companyId) as ContactRow[]).map(toContact));
+  }
+
+  addNotification(n: NewNotification): Promise<Notification> {
+    return this.run(() => this.db.transaction(() => {
+      if (this.stmt('SELECT 1 FROM entities WHERE id = ?').get(n.companyId) === undefined) {
+        throw new StoreReferenceMissing('companyId', `there is no entity ${n.companyId}`);
+      }
+      const row = this.stmt(
+        `INSERT INTO notifications (register_number, company_id, event_code, level, texts, initial_timestamp)
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING ${NOTIFICATION_SELECT}`,
+      ).get(n.registerNumber, n.companyId, n.eventCode, n.level, JSON.stringify(n.texts), isoTime(n.initialTimestamp, 'initialTimestamp')) as NotificationRow;
+      return toNotification(row);
+    })());
+  }
+
+  listNotifications(companyIds: readonly number[]): Promise<Notification[]> {
+    return this.run(() => {
+      if (companyIds.length === 0) return [];
+      // one bound parameter whatever the number of companies
+      return (this.stmt(
+        `SELECT ${NOTIFICATION_SELECT} FROM notifications WHERE company_id IN (SELECT value FROM json_each(?))
+         ORDER BY initial_timestamp DESC, id DESC`,
+      ).all(JSON.stringify(companyIds)) as NotificationRow[]).map(toNotification);
+    });
+  }
+
+  createClient(client: ApiClient): Promise<void> {
+    return this.run(() => {
+      this.stmt(`INSERT INTO api_clients (${CLIENT_SELECT}) VALUES (?, ?, ?, ?, ?)`).run(
+        client.clientId, client.name, client.secretHash, isoTime(client.createdAt, 'createdAt'), isoTimeOrNull(client.revokedAt, 'revokedAt'),
+      );
+    });
+  }
+
+  getClient(clientId: string): Promise<ApiClient | undefined> {
+    return this.run(() => {
+      const row = this.stmt(`SELECT ${CLIENT_SELECT} FROM api_clients WHERE client_id = ?`).get(clientId) as ClientRow | undefined;
+      return row && toClient(row);
+    });
+  }
+
+  grant(grant: Grant): Promise<void> {
+    return this.run(() => this.db.transaction(() => {
+      if (this.stmt('SELECT 1 FROM api_clients WHERE client_id = ?').get(grant.clientId) === undefined) {
+        throw new StoreReferenceMissing('clientId', `there is no API client ${grant.clientId}`);
+      }
+      if (this.stmt('SELECT 1 FROM entities WHERE id = ?').get(grant.entityId) === undefined) {
+        throw new StoreReferenceMissing('entityId', `there is no entity ${grant.entityId}`);
+      }
+      this.stmt('INSERT INTO grants (client_id, entity_id, permission) VALUES (?, ?, ?) ON CONFLICT (client_id, entity_id, permission) DO NOTHING')
+        .run(grant.clientId, grant.entityId, grant.permission);
+    })());
+  }
+
+  grantsOf(clientId: string): Promise<Grant[]> {
+    return this.run(() => (this.stmt('SELECT client_id, entity_id, permission FROM grants WHERE client_id = ? ORDER BY entity_id, permission')
+      .all(clientId) as { client_id: string; entity_id: number; permission: string }[])
+      .map((r) => ({ clientId: r.client_id, entityId: r.entity_id, permission: r.permission as Permission })));
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
