@@ -9,6 +9,7 @@ import { type Stopped, isRestart } from './register/maintenance/service-control.
 import { verifyCommand } from './register/journal/export/verify-cli.js';
 import { VERIFIERS } from './register/fiscal/verifiers.js';
 import { APIKEY_USAGE, apiKeyCommand } from './register/security/api-key-cli.js';
+import { PORTAL_USAGE } from './portal/usage.js';
 
 const USAGE = `usage: efr <command> [options]
 
@@ -31,7 +32,7 @@ commands:
             efr verify --country fr <export.xml|jou.zip>: a French NF525 signature chain
             efr verify --country pt <export.zip|saft.xml>: a Portuguese SAF-T PT hash chain
             efr verify --country es <export.zip>: Spanish VeriFactu records (hash chain)
-${APIKEY_USAGE}`;
+${APIKEY_USAGE}${PORTAL_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -77,6 +78,10 @@ async function main(argv: string[]): Promise<void> {
       return serve(rest);
     case 'apikey':
       process.exitCode = await apiKeyCommand(rest);
+      return;
+    case 'portal':
+      // loaded only here: the register service's start does not pay for the portal's modules
+      process.exitCode = await (await import('./portal/cli.js')).portalCommand(rest);
       return;
     case 'verify':
       if (rest[0] === '--country') {

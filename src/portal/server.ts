@@ -1,0 +1,85 @@
+/**
+ * The portal as a process: opens the store (SQLite in `<data>/portal/` or PostgreSQL by URL), migrates it,
+ * listens on HTTP, runs the scheduler, and closes all of it again.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { buildPortalApp } from './app.js';
+import { TokenIssuer, loadTokenKey } from './auth/tokens.js';
+import type { PortalContext } from './context.js';
+import { type Scheduler, startScheduler } from './scheduler.js';
+import { openPortalStore } from './store/open.js';
+import type { PortalStore } from './store/types.js';
+
+export const DEFAULT_PORTAL_PORT = 5619;
+
+export interface PortalOptions {
+  port?: number;
+  host?: string;
+  dataDir: string;
+  /** postgres://... ; absent: SQLite in the data folder */
+  dbUrl?: string;
+  clock?: Clock;
+  /** false: no log file (tests) */
+  log?: boolean;
+  schedulerIntervalMs?: number;
+}
+
+export interface RunningPortal {
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  store: PortalStore;
+  context: PortalContext;
+  scheduler: Scheduler;
+  close(): Promise<void>;
+}
+
+export async function startPortal(options: PortalOptions): Promise<RunningPortal> {
+  const clock = options.clock ?? systemClock;
+  mkdirSync(join(options.dataDir, 'portal'), { recursive: true });
+  let pinoLogger: pino.Logger | undefined;
+  if (options.log !== false) {
+    mkdirSync(join(options.dataDir, 'portal', 'log'), { recursive: true });
+    pinoLogger = pino({ level: 'info' }, pino.destination({ dest: join(options.dataDir, 'portal', 'log', 'portal.log'), mkdir: true, sync: false }));
+  }
+  const logger = pinoLogger as FastifyBaseLogger | undefined;
+  const store = await openPortalStore({ dataDir: options.dataDir, ...(options.dbUrl ? { url: options.dbUrl } : {}) });
+  let app: FastifyInstance | undefined;
+  try {
+    await store.migrate();
+    const context: PortalContext = { store, clock, tokens: new TokenIssuer(loadTokenKey(options.dataDir), clock), dataDir: options.dataDir, ...(logger ? { log: logger } : {}) };
+    app = await buildPortalApp(context, logger);
+    await app.listen({ port: options.port ?? DEFAULT_PORTAL_PORT, host: options.host ?? '0.0.0.0' });
+    const scheduler = startScheduler(context, options.schedulerIntervalMs, logger);
+    const port = (app.server.address() as AddressInfo).port;
+    const host = options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1';
+    let closing: Promise<void> | undefined;
+    const running = app;
+    return {
+      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      port,
+      app: running,
+      store,
+      context,
+      scheduler,
+      close() {
+        closing ??= (async () => {
+          await scheduler.stop();
+          await running.close();
+          await store.close();
+          pinoLogger?.flush();
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    await app?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+}

@@ -1,0 +1,39 @@
+/** Company contacts: create (ManageCompany on the company) and list (ReadCompany). */
+import { Issues } from '../envelope.js';
+import type { PortalContext } from '../context.js';
+import { type Caller, requirePermission } from '../permissions.js';
+import type { Contact, ContactType } from '../store/types.js';
+import { LANGUAGE_CODE_PATTERN } from '../validation/entity-rules.js';
+import { entityOfKind, getEntity } from './entities.js';
+
+export interface ContactBody {
+  companyId: number;
+  contactName: string;
+  emailAddress: string;
+  contactType: ContactType;
+  languageCode?: string | null;
+}
+
+export async function createContact(ctx: PortalContext, caller: Caller, body: ContactBody): Promise<Contact> {
+  const company = await entityOfKind(ctx, body.companyId, 'company');
+  requirePermission(caller, 'ManageCompany', company.path, `company ${company.id}`);
+  const issues = new Issues();
+  if (body.languageCode && !LANGUAGE_CODE_PATTERN.test(body.languageCode)) issues.add('languageCode', 'languageCode');
+  issues.throwIfAny();
+  return ctx.store.createContact(
+    {
+      companyId: company.id,
+      contactName: body.contactName,
+      emailAddress: body.emailAddress,
+      contactType: body.contactType,
+      languageCode: body.languageCode || null,
+      emailAddressVerification: 'Created',
+    },
+    ctx.clock.now(),
+  );
+}
+
+export async function listContacts(ctx: PortalContext, caller: Caller, companyId: number): Promise<Contact[]> {
+  await getEntity(ctx, caller, companyId, 'company');
+  return ctx.store.listContacts(companyId);
+}

@@ -1,0 +1,209 @@
+/**
+ * Organizations, companies and locations: create, full update, get. The rules: the parent's kind, ManageCompany
+ * on the parent (create) or the entity (update), ReadCompany to read; ISO country codes; tax ids by country
+ * unless ignoreTaxId; Test cannot be undone and is inherited by everything created under a test entity; a company
+ * created in a test organization gets two test locations; badges for organizations and companies.
+ */
+import { Issues, PortalError, invalid, notFound } from '../envelope.js';
+import type { PortalContext } from '../context.js';
+import { type Caller, requirePermission } from '../permissions.js';
+import { type Entity, type EntityKind, type EntityState, type EntityUpdate, type NewEntity, StoreConflict } from '../store/types.js';
+import { checkCountryCode, checkLocationIdentification } from '../validation/entity-rules.js';
+import { normalizeTaxId, taxIdProblem } from '../validation/tax-id.js';
+import { withUniqueBadge } from './badges.js';
+import { deactivateNow } from './deactivation.js';
+
+export interface EntityBody {
+  parentEntityId?: number | null;
+  name: string;
+  address?: string | null;
+  city?: string | null;
+  zip?: string | null;
+  countryCode?: string | null;
+  invoiceEmailAddress?: string | null;
+  userComment?: string | null;
+  state?: EntityState | null;
+  countryProperties?: Record<string, string> | null;
+  taxId?: string | null;
+  ignoreTaxId?: boolean | null;
+  locationIdentification?: string;
+}
+
+const PARENT_KIND: Record<EntityKind, EntityKind> = { organization: 'organization', company: 'organization', location: 'company' };
+const LABEL: Record<EntityKind, string> = { organization: 'Organization', company: 'Company', location: 'Location' };
+
+/** The entity of that kind, or NOT_FOUND. */
+export async function entityOfKind(ctx: PortalContext, id: number, kind: EntityKind): Promise<Entity> {
+  const e = await ctx.store.getEntity(id);
+  if (!e || e.kind !== kind) throw notFound(`${LABEL[kind]} ${id}`);
+  return e;
+}
+
+export async function getEntity(ctx: PortalContext, caller: Caller, id: number, kind: EntityKind): Promise<Entity> {
+  const e = await entityOfKind(ctx, id, kind);
+  requirePermission(caller, 'ReadCompany', e.path, `${kind} ${id}`);
+  return e;
+}
+
+const nul = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
+
+function checkCommon(issues: Issues, body: EntityBody): void {
+  checkCountryCode(issues, 'countryCode', body.countryCode);
+}
+
+function checkTaxId(issues: Issues, taxId: string, countryCode: string | null | undefined): void {
+  if (!countryCode || issues.has('countryCode')) return;
+  const p = taxIdProblem(taxId, countryCode);
+  if (p) issues.add('taxId', p.key, p.params);
+}
+
+async function createWithBadge(ctx: PortalContext, entity: NewEntity): Promise<Entity> {
+  const now = ctx.clock.now();
+  if (entity.kind === 'location') return ctx.store.createEntity(entity, now);
+  return withUniqueBadge((badge) => ctx.store.createEntity({ ...entity, badge }, now));
+}
+
+async function createLocationRow(ctx: PortalContext, entity: NewEntity): Promise<Entity> {
+  try {
+    return await ctx.store.createEntity(entity, ctx.clock.now());
+  } catch (e) {
+    throw conflictOf(e);
+  }
+}
+
+/**
+ * A locationIdentification is unique within its company regardless of case (register transactions' TL is matched
+ * case-insensitively); the store's constraint holds the exact value also under concurrent requests.
+ */
+async function checkLocationIdFree(ctx: PortalContext, companyId: number, value: string, exceptId?: number): Promise<void> {
+  const found = await ctx.store.searchEntities({ kind: 'location', parentId: companyId, searchText: value, offset: 0, limit: null, orderBy: 'id', descending: false }, { all: true });
+  const lower = value.toLowerCase();
+  if (found.items.some((e) => e.id !== exceptId && e.locationIdentification?.toLowerCase() === lower)) {
+    throw new PortalError('CONFLICT', {}, [{ field: 'locationIdentification', key: 'locationIdentificationTaken' }]);
+  }
+}
+
+function conflictOf(e: unknown): unknown {
+  if (e instanceof StoreConflict && e.field === 'locationIdentification') return new PortalError('CONFLICT', {}, [{ field: 'locationIdentification', key: 'locationIdentificationTaken' }]);
+  return e;
+}
+
+export async function createEntity(ctx: PortalContext, caller: Caller, kind: EntityKind, body: EntityBody): Promise<Entity> {
+  const issues = new Issues();
+  const parentId = body.parentEntityId as number;
+  const parent = await ctx.store.getEntity(parentId);
+  if (!parent) throw invalid([{ field: 'parentEntityId', key: 'parentMissing' }]);
+  requirePermission(caller, 'ManageCompany', parent.path, `${parent.kind} ${parent.id}`);
+  if (parent.kind !== PARENT_KIND[kind]) issues.add('parentEntityId', 'parentKind', { kind: PARENT_KIND[kind] });
+  else if (parent.state === 'Deactivated') issues.add('parentEntityId', 'parentDeactivated');
+  checkCommon(issues, body);
+  if (kind === 'company' && body.taxId && body.ignoreTaxId !== true) checkTaxId(issues, body.taxId, body.countryCode);
+  if (kind === 'location' && body.locationIdentification !== undefined) checkLocationIdentification(issues, body.locationIdentification);
+  issues.throwIfAny();
+
+  const test = body.state === 'Test' || parent.test;
+  const entity: NewEntity = {
+    kind,
+    parentId: parent.id,
+    name: body.name,
+    address: nul(body.address),
+    city: nul(body.city),
+    zip: nul(body.zip),
+    countryCode: nul(body.countryCode),
+    invoiceEmailAddress: nul(body.invoiceEmailAddress),
+    userComment: nul(body.userComment),
+    state: test ? 'Test' : 'Productive',
+    test,
+    badge: null,
+    taxId: kind === 'company' ? nul(body.taxId) : null,
+    ignoreTaxId: kind === 'company' && body.ignoreTaxId === true,
+    countryProperties: kind === 'location' ? null : nul(body.countryProperties),
+    locationIdentification: kind === 'location' ? (body.locationIdentification ?? null) : null,
+    deactivateAfter: null,
+  };
+  if (kind === 'location') {
+    await checkLocationIdFree(ctx, parent.id, entity.locationIdentification ?? '');
+    return createLocationRow(ctx, entity);
+  }
+  const created = await createWithBadge(ctx, entity);
+  if (kind === 'company' && parent.kind === 'organization' && parent.test) await addTestLocations(ctx, created);
+  return created;
+}
+
+/** The two test locations of a company created in a test organization (TL `TEST-1` and `TEST-2`). */
+async function addTestLocations(ctx: PortalContext, company: Entity): Promise<void> {
+  for (const n of [1, 2]) {
+    await createLocationRow(ctx, {
+      kind: 'location',
+      parentId: company.id,
+      name: `Test location ${n}`,
+      address: company.address,
+      city: company.city,
+      zip: company.zip,
+      countryCode: company.countryCode,
+      invoiceEmailAddress: null,
+      userComment: null,
+      state: 'Test',
+      test: true,
+      badge: null,
+      taxId: null,
+      ignoreTaxId: false,
+      countryProperties: null,
+      locationIdentification: `TEST-${n}`,
+      deactivateAfter: null,
+    });
+  }
+}
+
+/**
+ * Full update: optional fields that are absent are cleared; `state` and (companies) `taxId` absent mean
+ * unchanged. State Deactivated deactivates the entity and everything under it at once.
+ */
+export async function updateEntity(ctx: PortalContext, caller: Caller, kind: EntityKind, id: number, body: EntityBody): Promise<Entity> {
+  const current = await entityOfKind(ctx, id, kind);
+  requirePermission(caller, 'ManageCompany', current.path, `${kind} ${id}`);
+  const issues = new Issues();
+  if (body.parentEntityId !== undefined && body.parentEntityId !== null && body.parentEntityId !== current.parentId) issues.add('parentEntityId', 'parentFixed');
+  checkCommon(issues, body);
+  const state = body.state ?? current.state;
+  if (current.test && state === 'Productive') issues.add('state', 'testUndo');
+  let taxId = current.taxId;
+  if (kind === 'company' && body.taxId !== undefined && body.taxId !== null && normalizeTaxId(body.taxId) !== normalizeTaxId(current.taxId ?? '')) {
+    if (!current.ignoreTaxId) issues.add('taxId', 'taxIdLocked');
+    else taxId = body.taxId;
+  }
+  if (kind === 'company' && !current.ignoreTaxId && taxId && body.countryCode && body.countryCode !== current.countryCode) checkTaxId(issues, taxId, body.countryCode);
+  if (kind === 'location' && body.locationIdentification !== undefined) checkLocationIdentification(issues, body.locationIdentification);
+  issues.throwIfAny();
+  if (kind === 'location' && current.parentId !== null && body.locationIdentification !== undefined) await checkLocationIdFree(ctx, current.parentId, body.locationIdentification, id);
+
+  const test = current.test || state === 'Test';
+  const update: EntityUpdate = {
+    name: body.name,
+    address: nul(body.address),
+    city: nul(body.city),
+    zip: nul(body.zip),
+    countryCode: nul(body.countryCode),
+    invoiceEmailAddress: nul(body.invoiceEmailAddress),
+    userComment: nul(body.userComment),
+    state: state === 'Deactivated' ? current.state : state,
+    test,
+    taxId,
+    ignoreTaxId: current.ignoreTaxId,
+    countryProperties: kind === 'location' ? null : nul(body.countryProperties),
+    locationIdentification: kind === 'location' ? (body.locationIdentification ?? current.locationIdentification) : null,
+    deactivateAfter: current.deactivateAfter,
+  };
+  let updated: Entity | undefined;
+  try {
+    updated = await ctx.store.updateEntity(id, update, ctx.clock.now());
+  } catch (e) {
+    throw conflictOf(e);
+  }
+  if (!updated) throw notFound(`${LABEL[kind]} ${id}`);
+  if (state === 'Deactivated' && current.state !== 'Deactivated') {
+    await deactivateNow(ctx, id);
+    updated = (await ctx.store.getEntity(id)) ?? updated;
+  }
+  return updated;
+}

@@ -1,0 +1,9 @@
+/** The usage lines of `efr portal` (kept apart so that `efr` shows them without loading the portal). */
+export const PORTAL_USAGE = `  portal    start the management portal (docs/portal.md)
+            --port N     HTTP port (default 5619, or EFR_PORTAL_PORT)
+            --host ADDR  address to listen on (default 0.0.0.0)
+            --data DIR   data folder (default ./data, or EFR_DATA); SQLite in DIR/portal/
+            --db URL     PostgreSQL instead (postgres://user:pass@host/db, or EFR_PORTAL_DB)
+  portal init            create the root organization and its first admin API client
+            (--data, --db as above; --name NAME of the organization); prints the credentials once
+`;
