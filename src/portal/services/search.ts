@@ -72,6 +72,18 @@ const iso = (s: string | null | undefined): string | undefined => (s ? new Date(
 const seconds = (s: string | null | undefined): number | undefined => (s ? Math.floor(new Date(s).getTime() / 1000) : undefined);
 const def = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 
+/** The filters every search takes (state is typed per search). */
+function sharedFilters(body: SearchBody): { parentId: number | undefined; createdAfter: string | undefined; hasUserComment: boolean | undefined; hasDeactivateAfter: boolean | undefined; searchText: string | undefined; countryCode: string | undefined } {
+  return {
+    parentId: def(body.parentEntityId),
+    createdAfter: iso(body.createdAfter),
+    hasUserComment: def(body.hasUserComment),
+    hasDeactivateAfter: def(body.hasDeactivateAfterTimestamp),
+    searchText: body.searchText || undefined,
+    countryCode: body.countryCode ? body.countryCode.toUpperCase() : undefined,
+  };
+}
+
 export interface Found<T> {
   currentCount: number;
   totalCount: number;
@@ -87,13 +99,8 @@ export async function searchEntities(ctx: PortalContext, caller: Caller, kind: E
       ...p,
       kind,
       ...strip({
-        parentId: def(body.parentEntityId),
-        createdAfter: iso(body.createdAfter),
-        hasUserComment: def(body.hasUserComment),
-        hasDeactivateAfter: def(body.hasDeactivateAfterTimestamp),
-        searchText: body.searchText || undefined,
+        ...sharedFilters(body),
         state: def(body.state) as EntityState | undefined,
-        countryCode: body.countryCode ? body.countryCode.toUpperCase() : undefined,
       }),
     },
     readScope(caller, 'ReadCompany'),
@@ -109,13 +116,8 @@ export async function searchRegisters(ctx: PortalContext, caller: Caller, body: 
     {
       ...p,
       ...strip({
-        parentId: def(body.parentEntityId),
-        createdAfter: iso(body.createdAfter),
-        hasUserComment: def(body.hasUserComment),
-        hasDeactivateAfter: def(body.hasDeactivateAfterTimestamp),
-        searchText: body.searchText || undefined,
+        ...sharedFilters(body),
         state: def(body.state) as RegisterState | undefined,
-        countryCode: body.countryCode ? body.countryCode.toUpperCase() : undefined,
         tl: def(body.tl),
         tt: def(body.tt),
         firstTransactionAfter: seconds(body.firstTransactionAfter),
