@@ -17,6 +17,8 @@ commands:
   serve     start the register service
             --port N     HTTP port (default 5618, or EFR_PORT)
             --data DIR   data folder (default ./data, or EFR_DATA)
+            --db URL     the journal on PostgreSQL (or EFR_DB): postgres://user@host/db, a schema
+                         with ?options=-c%20search_path%3Defr; default the SQLite file in DIR
             --host ADDR  address to listen on (default 0.0.0.0)
             --cloud      cloud mode (or EFR_CLOUD=true): every request needs a bearer token from
                          POST /auth/token; token lifetimes EFR_TOKEN_ACCESS_TTL (default 3600 s)
@@ -37,7 +39,7 @@ ${APIKEY_USAGE}${PORTAL_USAGE}`;
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' }, cloud: { type: 'boolean' }, service: { type: 'boolean' } },
+    options: { port: { type: 'string' }, data: { type: 'string' }, db: { type: 'string' }, host: { type: 'string' }, cloud: { type: 'boolean' }, service: { type: 'boolean' } },
     strict: true,
   });
   const portText = values.port ?? process.env.EFR_PORT ?? '5618';
@@ -53,6 +55,7 @@ async function serve(args: string[]): Promise<void> {
   const service = await startService({
     port,
     dataDir,
+    ...(values.db ? { db: values.db } : {}),
     ...(values.host ? { host: values.host } : {}),
     ...(values.cloud ? { cloud: true } : {}),
     service: asService,

@@ -10,7 +10,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { buildApp } from './app.js';
 import type { ServiceContext } from './context.js';
 import { GroupCommitter } from './journal/group-commit.js';
-import { SqliteJournalStore } from './journal/sqlite/sqlite-store.js';
+import { openJournalStore } from './journal/open.js';
 import { Profiles, envSettings } from './profile/profile.js';
 import { Registers } from './registers.js';
 import { loadOrCreateSigner } from './security/signer.js';
@@ -40,6 +40,8 @@ export interface ServeOptions {
   port: number;
   host?: string;
   dataDir: string;
+  /** the journal on PostgreSQL: postgres://... (default EFR_DB of env); without it, SQLite in the data folder */
+  db?: string;
   clock?: Clock;
   env?: NodeJS.ProcessEnv;
   /** log to the data folder (default true) */
@@ -73,9 +75,10 @@ function packageVersion(): string {
   }
 }
 
-export async function openContext(dataDir: string, clock: Clock = systemClock, env: NodeJS.ProcessEnv = process.env): Promise<ServiceContext> {
+/** @param db the journal's PostgreSQL URL (default EFR_DB of env); without one, SQLite in the data folder */
+export async function openContext(dataDir: string, clock: Clock = systemClock, env: NodeJS.ProcessEnv = process.env, db: string | undefined = env.EFR_DB): Promise<ServiceContext> {
   mkdirSync(dataDir, { recursive: true });
-  const store = new SqliteJournalStore(join(dataDir, 'journal', 'journal.sqlite'), { writerThread: true });
+  const store = await openJournalStore({ dataDir, ...(db ? { url: db } : {}) });
   const registers = new Registers(store);
   await registers.load();
   const settings = envSettings(env);
@@ -102,7 +105,8 @@ export async function openContext(dataDir: string, clock: Clock = systemClock, e
 
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const cloud = cloudSettingsOf(options.cloud, options.env ?? process.env);
-  const ctx = await openContext(options.dataDir, options.clock, options.env);
+  const env = options.env ?? process.env;
+  const ctx = await openContext(options.dataDir, options.clock, env, options.db ?? env.EFR_DB);
   if (cloud) ctx.cloud = cloud;
   let logger: pino.Logger | undefined;
   if (options.log !== false) {

@@ -1,11 +1,11 @@
 /**
- * The contract every JournalStore keeps (SQLite now, PostgreSQL later): one suite, run against each
+ * The contract every JournalStore keeps (SQLite and PostgreSQL): one suite, run against each
  * implementation by its own test file.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chainHash, GENESIS, signingPayload, verifyChain } from './chain.js';
-import type { JournalRecord, JournalStore, RegisterState } from './types.js';
+import type { FindQuery, JournalRecord, JournalStore, RegisterState } from './types.js';
 import type { Signer } from '../security/signer.js';
 import { initialState } from '../registers.js';
 
@@ -141,6 +141,100 @@ export function journalStoreContract(name: string, open: () => Promise<{ store: 
         // removing more later moves the cut on
         assert.equal(await store.removeUpTo(rid, 2060, '2026-11-24T10:00:00Z'), 10);
         assert.equal((await store.cutOf(rid))?.hash, (records[2059] as JournalRecord).hash.toString('hex'));
+      } finally {
+        await close();
+      }
+    });
+
+    test('a record comes back byte for byte: its text (any Unicode), every optional field, or none', async () => {
+      const { store, signer, close } = await open();
+      try {
+        const rid = await store.createRegister('bytes', initialState('bytes'));
+        const d1 = { _: 'Tra', SQ: '1', RN: 'bytes', ESR: { TL: 'Kassa 1', TT: 'Café ✓', TN: '1', D: '2026-11-21T10:00:00', Dsc: 'Grüße 😀 \u0001 "quoted" \\ ;%' } };
+        const t1 = JSON.stringify(d1);
+        const h1 = chainHash(GENESIS, t1);
+        const full: JournalRecord = {
+          rid, sq: 1, type: 'Tra', d: '2026-11-21T10:00:00', tl: 'Kassa 1', tt: 'Café ✓', tn: '1', fn: 'FN 1', t: '-0.50', nfs: 'X', bc: 'sale',
+          ch: Buffer.from([0, 1, 255, 92]), rh: Buffer.alloc(32, 7), ref: 'FN:0', resume: 'P9', data: t1, hash: h1, sig: signer.sign(signingPayload(d1, h1.toString('hex'))),
+        };
+        const t2 = '{"_":"log","SQ":"2"}';
+        const h2 = chainHash(h1.toString('hex'), t2);
+        const bare: JournalRecord = { rid, sq: 2, type: 'log', d: '2026-11-21T10:00:01', data: t2, hash: h2, sig: Buffer.alloc(64, 3) };
+        await store.append([full, bare], new Map());
+        assert.deepEqual(await store.get(rid, 1), full);
+        assert.deepEqual(await store.get(rid, 2), bare);
+        assert.equal(await store.get(rid, 3), undefined);
+        assert.equal(await store.get(rid + 1000, 1), undefined);
+        assert.deepEqual((await store.byResume(rid, 'P9')).map((r) => r.sq), [1]);
+        assert.deepEqual((await store.byTn(rid, 'Kassa 1', 'Café ✓', '1')).map((r) => r.data), [t1]);
+      } finally {
+        await close();
+      }
+    });
+
+    test('find: every indexed criterion, D prefixes and bounds, both orders, pages continued after the last SQ', async () => {
+      const { store, signer, close } = await open();
+      try {
+        const rid = await store.createRegister('find', initialState('find'));
+        const other = await store.createRegister('find2', initialState('find2'));
+        const days = ['2026-11-20', '2026-11-21', '2026-11-22'];
+        const records: JournalRecord[] = [];
+        let prev = GENESIS;
+        for (let sq = 1; sq <= 60; sq++) {
+          const day = days[Math.floor((sq - 1) / 20)] as string;
+          const d = `${day}T${String(8 + (sq % 10)).padStart(2, '0')}:00:00`;
+          const type = sq % 15 === 0 ? 'Rep' : 'Tra';
+          const data = JSON.stringify({ _: type, SQ: String(sq), RN: 'find', ESR: { D: d } });
+          const hash = chainHash(prev, data);
+          records.push({
+            rid, sq, type, d, tl: '1', tt: String(sq % 3), tn: String(sq), fn: `F${sq % 7}`, t: sq % 2 ? '1.00' : '2.00', ...(sq % 5 === 0 ? { nfs: 'NF' } : {}),
+            bc: sq % 4 === 0 ? 'return' : 'sale', ...(sq % 9 === 0 ? { ref: 'FN:F1' } : {}), data, hash, sig: signer.sign(signingPayload(JSON.parse(data) as Record<string, unknown>, hash.toString('hex'))),
+          });
+          prev = hash.toString('hex');
+        }
+        // in two appends, with a record of another register in between
+        await store.append(records.slice(0, 30), new Map());
+        const o = { rid: other, sq: 1, type: 'Tra' as const, d: '2026-11-21T09:00:00', tl: '1', tt: '1', tn: '1', fn: 'F1', data: '{"SQ":"1"}', hash: chainHash(GENESIS, '{"SQ":"1"}'), sig: Buffer.alloc(64) };
+        await store.append([o, ...records.slice(30)], new Map());
+        assert.equal(await store.count(), 61);
+        const all = async (q: FindQuery, pageSize?: number): Promise<number[]> => {
+          const sqs: number[] = [];
+          for await (const r of store.find(rid, q, pageSize)) {
+            assert.equal(r.rid, rid);
+            sqs.push(r.sq);
+          }
+          return sqs;
+        };
+        const expect = (f: (r: JournalRecord) => boolean, desc = false): number[] => {
+          const sqs = records.filter(f).map((r) => r.sq);
+          return desc ? sqs.reverse() : sqs;
+        };
+        assert.deepEqual(await all({ sort: 'asc', fn: 'F1' }), expect((r) => r.fn === 'F1'));
+        assert.deepEqual(await all({ sort: 'desc', fn: 'F1' }, 2), expect((r) => r.fn === 'F1', true));
+        assert.deepEqual(await all({ sort: 'asc', tl: '1', tt: '2', tn: '11' }), [11]);
+        assert.deepEqual(await all({ sort: 'asc', type: 'Rep' }), [15, 30, 45, 60]);
+        assert.deepEqual(await all({ sort: 'asc', t: '2.00', bc: 'return' }, 3), expect((r) => r.t === '2.00' && r.bc === 'return'));
+        assert.deepEqual(await all({ sort: 'asc', nfs: 'NF' }), expect((r) => r.nfs === 'NF'));
+        assert.deepEqual(await all({ sort: 'asc', ref: 'FN:F1' }), [9, 18, 27, 36, 45, 54]);
+        assert.deepEqual(await all({ sort: 'asc', sq: 33 }), [33]);
+        // D: a day (prefix), a date-time, bounds (from inclusive, before exclusive)
+        assert.deepEqual(await all({ sort: 'asc', d: '2026-11-21' }, 7), expect((r) => r.d.startsWith('2026-11-21')));
+        assert.deepEqual(await all({ sort: 'desc', d: '2026-11-21T09' }), expect((r) => r.d.startsWith('2026-11-21T09'), true));
+        assert.deepEqual(await all({ sort: 'asc', from: '2026-11-21', before: '2026-11-22' }), expect((r) => r.d >= '2026-11-21' && r.d < '2026-11-22'));
+        assert.deepEqual(await all({ sort: 'asc', from: '2026-11-22T15:00:00' }), expect((r) => r.d >= '2026-11-22T15:00:00'));
+        assert.deepEqual(await all({ sort: 'asc', before: '2026-11-20~' }), expect((r) => r.d < '2026-11-20~'));
+        // the continuation: after (asc) or before (desc) an SQ; endSq bounds the search
+        assert.deepEqual(await all({ sort: 'asc', afterSq: 50 }, 4), expect((r) => r.sq > 50));
+        assert.deepEqual(await all({ sort: 'desc', afterSq: 5 }), [4, 3, 2, 1]);
+        assert.deepEqual(await all({ sort: 'desc', endSq: 12, bc: 'sale' }, 2), expect((r) => r.sq <= 12 && r.bc === 'sale', true));
+        assert.deepEqual(await all({ sort: 'asc', fn: 'nothing' }), []);
+        // the first page of 1 in each order: the edges of a period
+        const edge: number[] = [];
+        for await (const r of store.find(rid, { sort: 'desc', d: '2026-11-20' }, 1)) {
+          edge.push(r.sq);
+          break;
+        }
+        assert.deepEqual(edge, [20]);
       } finally {
         await close();
       }

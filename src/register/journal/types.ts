@@ -1,5 +1,5 @@
 /**
- * The journal's data types and the JournalStore interface that SQLite (and later PostgreSQL)
+ * The journal's data types and the JournalStore interface that SQLite and PostgreSQL
  * implement. A journal is append-only: records are never changed, and deleted only by cleaning,
  * from the start of a register's chain and keeping the hash the rest builds on (JournalCut).
  */
@@ -111,14 +111,45 @@ export interface JournalCut {
   at: string;
 }
 
+/**
+ * An append refused because the stored register is not where the records continue from: its SQ is not the
+ * SQ before the first record appended for it (another process wrote meanwhile, or the caller's state is
+ * stale). Nothing of the append was written; the caller reads the register's state back.
+ */
+export class StaleRegister extends Error {
+  override readonly name = 'StaleRegister';
+  constructor(
+    readonly rid: number,
+    /** the SQ the append continues from (its first record's SQ - 1) */
+    readonly expectedSq: number,
+    /** the SQ the store holds for the register */
+    readonly foundSq: number,
+  ) {
+    super(`register ${rid} is stale: the append continues from SQ ${expectedSq}, the journal is at SQ ${foundSq}`);
+  }
+}
+
+/** createRegister of a register number that exists (created meanwhile by another process): its id. */
+export class RegisterExists extends Error {
+  override readonly name = 'RegisterExists';
+  constructor(
+    readonly rn: string,
+    readonly rid: number,
+  ) {
+    super(`register ${rn} exists (id ${rid})`);
+  }
+}
+
 export interface JournalStore {
   /** All registers with their state, as of the last commit. */
   loadRegisters(): Promise<RegisterState[]>;
-  /** Creates a register and returns its id. */
+  /** Creates a register and returns its id; rejects a register number that exists (PostgreSQL: with RegisterExists, naming its id). */
   createRegister(rn: string, state: Omit<RegisterState, 'rid'>): Promise<number>;
   /**
    * Appends records and the new states of their registers in one durable transaction. Calls are
    * applied in the order they are made; once one fails, the later ones fail too until resume().
+   * PostgreSQL locks the registers written (in rid order) and refuses with StaleRegister when a register's
+   * stored SQ is not the SQ before its first record here (another process appended meanwhile).
    */
   append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>): Promise<void>;
   /** Accepts appends again after a failed one (the caller has read the state back). */
