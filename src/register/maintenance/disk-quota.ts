@@ -20,8 +20,8 @@ export const RECORD_ROOM = 16 * 1024;
 const WALK_EVERY_MS = 30_000;
 const JOURNAL_EVERY_MS = 200;
 
-/** Error codes of a full disk or file system, from node (errno) and SQLite (better-sqlite3's code). */
-const FULL_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'EFBIG']);
+/** Error codes of a full disk or file system, from node (errno), SQLite (better-sqlite3's code) and PostgreSQL (SQLSTATE 53100 disk_full). */
+const FULL_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'EFBIG', '53100']);
 
 /** Whether an error (of a commit, a file write, or one wrapping such an error as its cause) means a full disk. */
 export function isDiskFull(e: unknown): boolean {
