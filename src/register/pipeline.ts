@@ -14,6 +14,7 @@ import { checkRules, checkShape } from './esr/validate.js';
 import { moduleFor } from './fiscal/registry.js';
 import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState, TransactionType } from './journal/types.js';
+import { StaleAttempt } from './journal/group-commit.js';
 import { type CachedResponse, type Register, initialState } from './registers.js';
 import { fisQrImage } from './render/qr/fis-qr.js';
 import type { Lease } from './key-locks.js';
@@ -67,7 +68,11 @@ interface Prepared {
   apply?: (state: RegisterState, sq: number, data: Obj) => void;
 }
 
-/** A sealed record on its way to the disk; `done` settles after the commit (rejects with #JOURNAL). */
+/**
+ * A sealed record on its way to the disk; `done` settles after the commit (rejects with #JOURNAL or
+ * #DISK_FULL, or with StaleAttempt when another process wrote the register meanwhile: nothing was written
+ * and the register's state has been read back, so the transaction can be run again).
+ */
 export interface Submitted {
   sealed: Sealed;
   done: Promise<void>;
@@ -110,7 +115,8 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   reg.last.delete('any');
   prepared.apply?.(state, sq, data);
   const committed = ctx.committer.submit(record);
-  reg.pending.set(sq, committed.catch(() => undefined));
+  const entry = committed.catch(() => undefined);
+  reg.pending.set(sq, entry);
   if (prepared.tnKey) reg.pendingTn.set(prepared.tnKey, sq);
   const ref = prepared.refs?.ref;
   const resume = prepared.refs?.resume;
@@ -119,9 +125,12 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   const done = committed.then(
     () => undefined,
     (e: unknown) => {
+      if (e instanceof StaleAttempt) throw e;
       throw new FiscalError(isDiskFull(e) ? '#DISK_FULL' : '#JOURNAL');
     },
   ).finally(() => {
+    // the state was read back meanwhile (a failure or a stale register): the maps were reset with it
+    if (reg.pending.get(sq) !== entry) return;
     reg.pending.delete(sq);
     if (prepared.tnKey && reg.pendingTn.get(prepared.tnKey) === sq) reg.pendingTn.delete(prepared.tnKey);
     if (ref && reg.pendingRef.get(ref) === sq) reg.pendingRef.delete(ref);
@@ -130,11 +139,36 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   return { sealed: { data, hash, sig }, done };
 }
 
-/** Seals a record and waits for its commit. */
-export async function appendRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string, data: Obj) => Obj): Promise<Sealed> {
-  const s = sealRecord(ctx, reg, prepared, fiscalize);
-  await s.done;
-  return s.sealed;
+/** Attempts of a transaction whose register another process wrote meanwhile (then RC NO #JOURNAL). */
+export const STALE_ATTEMPTS = 16;
+
+/**
+ * Before attempt n (from 2) of a transaction refused as stale: a short random pause, doubling up to 64 ms,
+ * so that two processes writing one register at once stop refusing each other.
+ */
+function staleBackoff(attempt: number): Promise<void> {
+  if (attempt < 2) return Promise.resolve();
+  const ms = Math.random() * Math.min(64, 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Seals a record and waits for its commit. With `again`, a record refused because another process wrote
+ * the register meanwhile is sealed again on the state read back (for records whose content does not depend
+ * on the register's state: audit and log records); without it, that is #JOURNAL (the caller may retry).
+ */
+export async function appendRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string, data: Obj) => Obj, again = false): Promise<Sealed> {
+  for (let attempt = 1; ; attempt += 1) {
+    const s = sealRecord(ctx, reg, prepared, fiscalize);
+    try {
+      await s.done;
+      return s.sealed;
+    } catch (e) {
+      if (!(e instanceof StaleAttempt)) throw e;
+      if (!again || attempt >= STALE_ATTEMPTS) throw new FiscalError('#JOURNAL');
+      await staleBackoff(attempt);
+    }
+  }
 }
 
 /** Keeps a committed record's answer for GET /last, unless a newer record was sealed meanwhile. */
@@ -213,9 +247,15 @@ function refLockKey(reg: Register, ref: string): string {
   return `ref|${rn.slice(0, rn.indexOf('$') + 1) || rn}|${ref}`;
 }
 
-async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode): Promise<Outcome> {
+/**
+ * A transaction with its register's TN lock. When its commit is refused because another process sharing the
+ * journal wrote the register meanwhile, the register's state has been read back and nothing of the attempt
+ * is left in memory: it is run again from the start (duplicate check, numbering, sealing) on a fresh copy of
+ * the request (`again`: the first attempt's normalization wrote into its own), up to STALE_ATTEMPTS times.
+ */
+async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode, again: () => Promise<Doc>): Promise<Outcome> {
   const type = doc.root as TransactionType;
-  const esrIn = checkShape(type, doc.body);
+  let esrIn = checkShape(type, doc.body);
   const tnIn = str(esrIn, 'TN');
   let tnKey: string[] = [];
   if (type === 'Tra' && tnIn) {
@@ -225,13 +265,26 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   // held from the lookups until the commit: a transaction with the same TN or original waits for it
   const lease = await ctx.registers.locks.acquire(tnKey);
   try {
-    return await registerHeld(ctx, reg, type, esrIn, mode, lease);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await registerHeld(ctx, reg, type, esrIn, mode, lease);
+      } catch (e) {
+        if (!(e instanceof StaleAttempt)) throw e;
+        if (attempt >= STALE_ATTEMPTS) throw new FiscalError('#JOURNAL');
+        await staleBackoff(attempt);
+        const fresh = await again();
+        if (fresh.root !== type) throw new FiscalError('#JOURNAL');
+        esrIn = checkShape(type, fresh.body);
+      }
+    }
   } finally {
     lease.release();
   }
 }
 
 async function registerHeld(ctx: ServiceContext, reg: Register, type: TransactionType, esrIn: Obj, mode: Mode, lease: Lease, attempt = 0): Promise<Outcome> {
+  // the state the lookups below see; read back meanwhile (another process wrote the register), they are stale
+  const seen = reg.state;
   const { ch, rh } = contentHashes(esrIn);
   const dIn = str(esrIn, 'D');
   const year = dIn ? yearOf(dIn) : ctx.clock.now().getFullYear();
@@ -278,6 +331,11 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
     if (attempt >= 5) throw new FiscalError('#INTERNAL');
     await conflict;
     return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt + 1);
+  }
+  if (reg.state !== seen) {
+    // the register's state was read back while this one looked things up: what it found may be stale
+    day0?.release();
+    throw new StaleAttempt(reg.state.rid);
   }
   try {
     const now = ctx.clock.now();
@@ -446,7 +504,7 @@ async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Prom
   assertDiskRoom(ctx);
   const now = ctx.clock.now();
   const d = formatLocalDateTime(now);
-  return { sealed: await appendRecord(ctx, reg, { type: 'Audit', data: { TS: d, Audit: doc.body }, index: { d } }) };
+  return { sealed: await appendRecord(ctx, reg, { type: 'Audit', data: { TS: d, Audit: doc.body }, index: { d } }, undefined, true) };
 }
 
 /** A request whose body is made by the service (a void built from its original), with its register. */
@@ -467,6 +525,8 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
   try {
     let doc: Doc;
     let rn: string;
+    // the request again, untouched (a transaction run again after a stale attempt starts from it)
+    const again = async (): Promise<Doc> => (build ? (await build(req.text.trim() ? decodeBody(req.text, req.contentType, 'Tra') : undefined)).doc : decodeBody(req.text, req.contentType, 'Tra, TraS or Audit'));
     if (build) {
       const given = req.text.trim() ? decodeBody(req.text, req.contentType, 'Tra') : undefined;
       ({ doc, rn } = await build(given));
@@ -492,7 +552,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       const f = failureOf(new FiscalError('#TEST_RC'), lang);
       return failureReply(format, root, settings.testRc === 'BAD' ? { ...f, rc: 'BAD', status: 400 } : f, respond200);
     }
-    const outcome = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode);
+    const outcome = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode, again);
     const fisQr = settings.raw.get('fis_qr');
     if (outcome.duplicate) {
       const sq = str(outcome.sealed.data, 'SQ') ?? '';

@@ -7,7 +7,7 @@ import { type Obj, obj, str } from './codec/index.js';
 import { GENESIS } from './journal/chain.js';
 import { emptyTotals } from './closing/z-report.js';
 import { KeyLocks } from './key-locks.js';
-import type { JournalRecord, JournalStore, RecordType, RegisterState } from './journal/types.js';
+import { type JournalRecord, type JournalStore, type RecordType, type RegisterState, RegisterExists } from './journal/types.js';
 
 export interface CachedResponse {
   root: string;
@@ -75,8 +75,16 @@ export class Registers {
     if (!p) {
       p = (async () => {
         const init = initialState(rn);
-        const rid = await this.store.createRegister(rn, init);
-        return this.add({ ...init, rid });
+        try {
+          const rid = await this.store.createRegister(rn, init);
+          return this.add({ ...init, rid });
+        } catch (e) {
+          // another process sharing the journal created it meanwhile: go on with its state from the store
+          if (!(e instanceof RegisterExists)) throw e;
+          const stored = (await this.store.loadRegisters()).find((s) => s.rid === e.rid);
+          if (!stored) throw e;
+          return this.byRid.get(stored.rid) ?? this.add(stored);
+        }
       })();
       this.creating.set(rn, p);
       p.finally(() => this.creating.delete(rn)).catch(() => undefined);
@@ -84,17 +92,32 @@ export class Registers {
     return p;
   }
 
-  /** After a failed commit: the memory state is ahead of the store, so read it back. */
-  async reload(rids: ReadonlySet<number>): Promise<void> {
-    const states = await this.store.loadRegisters();
-    for (const s of states) {
-      if (!rids.has(s.rid)) continue;
-      const reg = this.byRid.get(s.rid);
-      if (reg) {
+  /**
+   * After a failed commit (or a stale register: another process wrote it), the memory state is not the
+   * store's: reads the state of these registers back and returns the function that puts it in memory. The
+   * group commit calls it in the same synchronous step as it refuses the records sealed on the old state, so
+   * nothing of a failed attempt survives: the state (counters, country state), the cached answers of GET
+   * /last and the maps of pending records (all of them failed) are replaced.
+   */
+  async readBack(rids: ReadonlySet<number>): Promise<() => void> {
+    const states = (await this.store.loadRegisters()).filter((s) => rids.has(s.rid));
+    return () => {
+      for (const s of states) {
+        const reg = this.byRid.get(s.rid);
+        if (!reg) continue;
         reg.state = { ...initialState(s.rn), ...s };
         reg.last.clear();
+        reg.pending.clear();
+        reg.pendingTn.clear();
+        reg.pendingRef.clear();
+        reg.pendingResume.clear();
       }
-    }
+    };
+  }
+
+  /** readBack and put the state in memory at once. */
+  async reload(rids: ReadonlySet<number>): Promise<void> {
+    (await this.readBack(rids))();
   }
 
   stateJson(rid: number): string {

@@ -87,7 +87,7 @@ export async function openContext(dataDir: string, clock: Clock = systemClock, e
   const committer = new GroupCommitter(
     store,
     (rid) => registers.stateJson(rid),
-    (rids) => registers.reload(rids),
+    (rids) => registers.readBack(rids),
   );
   return {
     dataDir,

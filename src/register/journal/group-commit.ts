@@ -4,10 +4,30 @@
  * Batches are handed over without waiting for the previous commit (the store applies them in order),
  * so the disk is never idle while requests wait.
  *
- * A failed batch breaks the chain for everything handed over after it: those fail too, and so does
- * anything submitted before the registers' state has been read back from the store.
+ * A failed batch breaks the chain for everything handed over after it: the store refuses those too. Once
+ * everything handed over has settled, the registers' state is read back from the store and put in memory in
+ * one synchronous step, together with the refusal of what was submitted meanwhile for those registers (sealed
+ * on the old state); then the store is resumed.
+ *
+ * A batch refused because a register was stale (StaleRegister: another process sharing the journal wrote it
+ * since this one read its state) is not a failure of the other registers in it: their records are written
+ * again without the stale register's (one more transaction), and the stale register's records are answered
+ * with StaleAttempt after its state was read back, so that their transactions can be run again from the
+ * start. Any other failure is answered as before (the submitter answers #JOURNAL).
  */
-import type { JournalRecord, JournalStore } from './types.js';
+import { type JournalRecord, type JournalStore, StaleRegister } from './types.js';
+
+/**
+ * A record not written because its register had been written by another process: nothing of it is in the
+ * journal, and the register's state in memory has been read back from the store (it is current as of now).
+ * Its transaction may be run again from the start.
+ */
+export class StaleAttempt extends Error {
+  override readonly name = 'StaleAttempt';
+  constructor(readonly rid: number) {
+    super(`register ${rid} was written by another process meanwhile; its state was read back: run the transaction again`);
+  }
+}
 
 interface Waiting {
   record: JournalRecord;
@@ -15,64 +35,95 @@ interface Waiting {
   reject: (e: unknown) => void;
 }
 
+interface Batch {
+  items: Waiting[];
+  /** the serialized state of each register, as of the batch's last record of it */
+  states: ReadonlyMap<number, string>;
+}
+
+/**
+ * Reads the state of these registers back from the store; resolves with the function that puts it in
+ * memory (called by the committer in the same synchronous step as the refusal of what was sealed on the
+ * old state), or with nothing when the state is in memory already.
+ */
+export type ReadBack = (rids: ReadonlySet<number>, error: unknown) => Promise<(() => void) | void>;
+
+/** Counters of stale refusals (shared journals), for measurements and logs. */
+export interface StaleCounters {
+  /** appends refused with StaleRegister */
+  refusals: number;
+  /** records of other registers written again after such a refusal */
+  rewritten: number;
+  /** records answered StaleAttempt (their transactions run again) */
+  retried: number;
+}
+
+/** Rounds of writing again after stale refusals in one recovery (each drops one more stale register). */
+const MAX_REWRITES = 16;
+
 export class GroupCommitter {
   private queue: Waiting[] = [];
   private scheduled = false;
   private inFlight = 0;
   private idle: Array<() => void> = [];
   /** set by a failed batch until the state is read back and the store resumed */
-  private broken: { error: unknown; rids: Set<number> } | undefined;
+  private broken: { error: unknown; rids: Set<number>; held: Batch[] } | undefined;
+  private recovering = false;
+  readonly stale: StaleCounters = { refusals: 0, rewritten: 0, retried: 0 };
 
   /**
    * @param stateOf the serialized state of a register as of everything submitted so far
-   * @param onFailure reads the state of these registers back from the store
+   * @param readBack reads the state of these registers back from the store (see ReadBack)
    */
   constructor(
     private readonly store: JournalStore,
     private readonly stateOf: (rid: number) => string,
-    private readonly onFailure: (rids: ReadonlySet<number>, error: unknown) => Promise<void>,
+    private readonly readBack: ReadBack,
   ) {}
 
   submit(record: JournalRecord): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ record, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
   }
 
   private flush(): void {
     this.scheduled = false;
-    const batch = this.queue;
+    // after a failure, what is submitted waits for the recovery (which refuses what was sealed on a stale state)
+    if (this.broken || this.recovering) return;
+    const items = this.queue;
     this.queue = [];
-    if (batch.length === 0) return;
-    if (this.broken) {
-      this.fail(batch, this.broken.error);
-      return;
-    }
+    if (items.length === 0) return;
     const states = new Map<number, string>();
-    for (const w of batch) if (!states.has(w.record.rid)) states.set(w.record.rid, this.stateOf(w.record.rid));
+    for (const w of items) if (!states.has(w.record.rid)) states.set(w.record.rid, this.stateOf(w.record.rid));
+    const batch: Batch = { items, states };
     this.inFlight += 1;
-    this.store.append(batch.map((w) => w.record), states).then(
+    this.store.append(items.map((w) => w.record), states).then(
       () => {
-        for (const w of batch) w.resolve();
+        for (const w of items) w.resolve();
         this.settled();
       },
       (error: unknown) => {
-        this.broken ??= { error, rids: new Set() };
-        this.fail(batch, error);
+        this.broken ??= { error, rids: new Set(), held: [] };
+        if (error instanceof StaleRegister && this.broken.error instanceof StaleRegister) {
+          // answered by the recovery: written again, or refused as stale
+          this.broken.held.push(batch);
+        } else {
+          for (const w of items) {
+            this.broken.rids.add(w.record.rid);
+            w.reject(error);
+          }
+        }
         this.settled();
       },
     );
-  }
-
-  private fail(batch: Waiting[], error: unknown): void {
-    for (const w of batch) {
-      this.broken?.rids.add(w.record.rid);
-      w.reject(error);
-    }
   }
 
   private settled(): void {
@@ -83,15 +134,107 @@ export class GroupCommitter {
       for (const f of this.idle.splice(0)) f();
       return;
     }
-    // everything handed over has settled: read the state back, then accept appends again
+    if (this.recovering) return;
+    // everything handed over has settled: write again what a stale register held up, read the state back
+    this.recovering = true;
     this.inFlight += 1;
-    this.onFailure(broken.rids, broken.error)
-      .catch(() => undefined)
-      .then(() => this.store.resume())
-      .finally(() => {
+    this.recover(broken)
+      .catch((e: unknown) => {
+        // not expected (recover answers everything itself): whatever is still held fails
+        for (const b of broken.held) for (const w of b.items) w.reject(e);
         this.broken = undefined;
+        this.recovering = false;
+      })
+      .finally(() => {
+        if (this.queue.length) this.schedule();
         this.settled();
       });
+  }
+
+  private async recover(broken: { error: unknown; rids: Set<number>; held: Batch[] }): Promise<void> {
+    /** registers whose records failed for another reason: read back, answered with the error */
+    const failed = new Set(broken.rids);
+    /** registers refused as stale: read back, their records answered StaleAttempt */
+    const stale = new Set<number>();
+    const dropped: Waiting[] = [];
+    let cause: unknown = broken.error;
+    let items = broken.held.flatMap((b) => b.items);
+    // the latest state of each register: the batches are in the order they were made
+    const states = new Map<number, string>();
+    for (const b of broken.held) for (const [rid, s] of b.states) states.set(rid, s);
+    for (let round = 0; items.length > 0; round += 1) {
+      if (cause instanceof StaleRegister) {
+        this.stale.refusals += 1;
+        stale.add(cause.rid);
+        // the journal names one stale register; the heads say which others are stale too (one query, not a round each)
+        const first = new Map<number, number>();
+        for (const w of items) if (!first.has(w.record.rid)) first.set(w.record.rid, w.record.sq - 1);
+        try {
+          for (const s of await this.store.loadRegisters()) if (first.has(s.rid) && first.get(s.rid) !== s.sq) stale.add(s.rid);
+        } catch {
+          // the append below finds them one by one
+        }
+        if (round >= MAX_REWRITES) for (const rid of first.keys()) stale.add(rid);
+        const keep: Waiting[] = [];
+        for (const w of items) (stale.has(w.record.rid) ? dropped : keep).push(w);
+        items = keep;
+        for (const rid of stale) states.delete(rid);
+        if (items.length === 0) break;
+        try {
+          await this.store.resume();
+          await this.store.append(items.map((w) => w.record), states);
+          this.stale.rewritten += items.length;
+          for (const w of items) w.resolve();
+          items = [];
+        } catch (e) {
+          cause = e;
+        }
+      } else {
+        for (const w of items) {
+          failed.add(w.record.rid);
+          w.reject(cause);
+        }
+        items = [];
+      }
+    }
+    const rids = new Set([...failed, ...stale]);
+    let install: (() => void) | void = undefined;
+    let readError: unknown;
+    let readFailed = false;
+    try {
+      install = await this.readBack(rids, broken.error);
+    } catch (e) {
+      readFailed = true;
+      readError = e;
+    }
+    await this.store.resume().catch(() => undefined);
+    // one synchronous step: the state in memory, and the refusal of everything sealed on the old one
+    try {
+      install?.();
+    } catch (e) {
+      readFailed = true;
+      readError = e;
+    }
+    for (const w of dropped) {
+      if (readFailed) w.reject(readError);
+      else {
+        this.stale.retried += 1;
+        w.reject(new StaleAttempt(w.record.rid));
+      }
+    }
+    const queued = this.queue;
+    this.queue = [];
+    for (const w of queued) {
+      const rid = w.record.rid;
+      if (!rids.has(rid)) this.queue.push(w);
+      else if (readFailed) w.reject(readError);
+      else if (stale.has(rid)) {
+        this.stale.retried += 1;
+        w.reject(new StaleAttempt(rid));
+      } else w.reject(broken.error);
+    }
+    this.broken = undefined;
+    this.recovering = false;
   }
 
   /** Waits until everything submitted so far is committed (or failed). */

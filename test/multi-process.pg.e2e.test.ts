@@ -1,0 +1,310 @@
+/**
+ * Several register-service processes on one PostgreSQL journal (issue 11, point 5), on the real server
+ * (EFR_TEST_PG, default postgres://postgres@127.0.0.1:5432/test), each test in a fresh schema, the services
+ * sharing one data folder (instance key). Any process may serve any register: a transaction sealed on a
+ * register state another process has moved on from is refused by the journal, the state read back and the
+ * transaction run again from the start, so SQ and TN stay gapless and every chain single.
+ *
+ * 1. Two services in this process: automatic TNs through both, the same TL/TT/TN through both at once.
+ * 2. Two `efr serve --db` processes, Multi POS with 20 terminals, 2,000 transactions spread over both (some of a
+ *    terminal through both at once, some the very same through both), one process killed -9 mid-way and its
+ *    unanswered transactions sent again to the other; then every register's export verifies, and every
+ *    transaction answered OK is in the journal once with its amounts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import pg from 'pg';
+import { startService, type RunningService } from '../src/register/server.js';
+import { verifyZip } from '../src/register/journal/export/verify-zip.js';
+import { createScratchSchema, type ScratchSchema } from '../src/portal/store/postgres/scratch-schema.js';
+import { ROOT, type HttpAnswer, freePort, get, post, sale, tempDir, unzip } from './helpers.js';
+
+/** The URL of a scratch schema, as `efr serve --db` takes it. */
+function dbUrl(scratch: ScratchSchema): string {
+  const u = new URL(scratch.url);
+  u.searchParams.set('options', `-c search_path=${scratch.schema}`);
+  return u.toString();
+}
+
+interface JouRecord {
+  SQ: number;
+  _: string;
+  data: string;
+}
+
+interface Exported {
+  firstSQ: number;
+  lastSQ: number;
+  records: JouRecord[];
+}
+
+/** GET /export?type=jou of a register: verified by verifyZip, its records read from the .jou files. */
+async function exportVerified(url: string, rn: string, work: string): Promise<Exported> {
+  const res = await request(`${url}/export?type=jou&rn=${encodeURIComponent(rn)}`);
+  const body = Buffer.from(await res.body.arrayBuffer());
+  assert.equal(res.statusCode, 200, body.toString('utf8', 0, 300));
+  const dir = join(work, rn.replace(/[^A-Za-z0-9]/g, '_'));
+  mkdirSync(dir, { recursive: true });
+  const zip = join(dir, 'export.zip');
+  writeFileSync(zip, body);
+  const report = await verifyZip(zip);
+  assert.ok(report.ok, `${rn}: ${JSON.stringify(report)}`);
+  const files = await unzip(body, dir);
+  const manifest = JSON.parse(files['manifest.json'] ?? '{}') as { firstSQ: number; lastSQ: number };
+  const records = Object.keys(files)
+    .filter((f) => f.endsWith('.jou'))
+    .sort()
+    .flatMap((f) => JSON.parse(files[f] ?? '[]') as JouRecord[]);
+  return { firstSQ: manifest.firstSQ, lastSQ: manifest.lastSQ, records };
+}
+
+/** The ESR of the Tra records of an export, with their SQ. */
+function transactions(exp: Exported): Array<{ sq: number; esr: { TN?: string; PosA?: Array<{ Amt?: string }>; PayA?: Array<{ Amt?: string }> } }> {
+  return exp.records.filter((r) => r._ === 'Tra').map((r) => ({ sq: r.SQ, esr: (JSON.parse(r.data) as { ESR: { TN?: string } }).ESR }));
+}
+
+async function heads(db: string): Promise<Map<string, number>> {
+  const c = new pg.Client({ connectionString: db });
+  await c.connect();
+  try {
+    const rows = (await c.query<{ rn: string; sq: string }>('SELECT rn, sq FROM journal_registers')).rows;
+    return new Map(rows.map((r) => [r.rn, Number(r.sq)]));
+  } finally {
+    await c.end();
+  }
+}
+
+const rcOf = (a: HttpAnswer): string => `${a.json?.TraC?.Result?.RC ?? a.status}${a.json?.TraC?.Result?.ErrorCode ? ` ${a.json.TraC.Result.ErrorCode}` : ''}`;
+
+test('two services on one PostgreSQL journal: automatic TNs through both stay gapless, the same TN through both is registered once', async () => {
+  const scratch = await createScratchSchema(undefined, 'efr_mp_');
+  const db = dbUrl(scratch);
+  const dataDir = tempDir('efr-mp-');
+  const work = tempDir('efr-mp-export-');
+  const services: RunningService[] = [];
+  try {
+    const start = async (): Promise<RunningService> => {
+      const svc = await startService({ port: 0, host: '127.0.0.1', dataDir, db, log: false, env: {} });
+      services.push(svc);
+      return svc;
+    };
+    const a = await start();
+    const b = await start();
+    // the register is created through A; B meets it when it registers (created meanwhile: RegisterExists)
+    const first = await post(`${a.url}/register`, sale());
+    assert.equal(rcOf(first), 'OK', first.text);
+    const second = await post(`${b.url}/register`, sale());
+    assert.equal(rcOf(second), 'OK', second.text);
+    assert.deepEqual([second.json.TraC.SQ, second.json.TraC.ESR.TN], [2, '2']);
+    // A's memory of the register is stale now: its commit is refused, the state read back, the transaction run again
+    const third = await post(`${a.url}/register`, sale());
+    assert.deepEqual([rcOf(third), third.json.TraC.SQ, third.json.TraC.ESR.TN], ['OK', 3, '3']);
+    assert.ok(a.ctx.committer.stale.retried >= 1, JSON.stringify(a.ctx.committer.stale));
+
+    // automatic TNs through both at once: every one OK, SQ and TN gapless over both
+    const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => post(`${(i % 2 ? a : b).url}/register`, sale({}, [['A', `${i + 1}.00`]]))));
+    for (const r of burst) assert.equal(rcOf(r), 'OK', r.text);
+    const sqs = burst.map((r) => Number(r.json.TraC.SQ)).sort((x, y) => x - y);
+    const tns = burst.map((r) => Number(r.json.TraC.ESR.TN)).sort((x, y) => x - y);
+    assert.deepEqual(sqs, Array.from({ length: 60 }, (_, i) => i + 4), 'SQ gapless over both services');
+    assert.deepEqual(tns, Array.from({ length: 60 }, (_, i) => i + 4), 'TN gapless over both services');
+    assert.ok(a.ctx.committer.stale.retried + b.ctx.committer.stale.retried > 1);
+
+    // the very same TL/TT/TN through both at once: one is registered, the other answers #DUPLICATE with its answer
+    for (let k = 0; k < 6; k++) {
+      const body = sale({ TN: String(1000 + k) }, [['B', `${k + 1}.50`]]);
+      const [x, y] = await Promise.all([post(`${a.url}/register`, body), post(`${b.url}/register`, body)]);
+      const codes = [rcOf(x), rcOf(y)].sort();
+      assert.deepEqual(codes, ['OK', 'OK #DUPLICATE'], `${x.text} ${y.text}`);
+      assert.equal(x.json.TraC.SQ, y.json.TraC.SQ);
+      assert.equal(x.json.TraC.ESR.FN, y.json.TraC.ESR.FN);
+      assert.deepEqual(x.json.TraC.Fis, y.json.TraC.Fis);
+    }
+
+    // nothing of a refused attempt stays in memory: each service's state of the register is the stored one,
+    // once it has written last (its state is then the stored one, byte for byte), and no record is pending
+    for (const svc of [a, b]) {
+      const r = await post(`${svc.url}/register`, sale());
+      assert.equal(rcOf(r), 'OK', r.text);
+      const reg = svc.ctx.registers.get('def');
+      assert.ok(reg);
+      assert.equal(reg.pending.size + reg.pendingTn.size + reg.pendingRef.size + reg.pendingResume.size, 0);
+      const stored = (await svc.ctx.store.loadRegisters()).find((s) => s.rn === 'def');
+      assert.deepEqual(reg.state, stored);
+    }
+
+    // a third service, started now, sees everything: its export verifies and holds every TN once
+    const c = await start();
+    const head = (await heads(db)).get('def') ?? 0;
+    assert.equal(head, 3 + 60 + 6 + 2);
+    const exp = await exportVerified(c.url, 'def', work);
+    assert.deepEqual([exp.firstSQ, exp.lastSQ, exp.records.length], [1, head, head]);
+    const journalTns = transactions(exp).map((t) => Number(t.esr.TN)).sort((x, y) => x - y);
+    // (an automatic TN follows the highest one of the terminal: 1006 and 1007 after the POS's 1000 to 1005)
+    assert.deepEqual(journalTns, [...Array.from({ length: 63 }, (_, i) => i + 1), ...Array.from({ length: 8 }, (_, k) => 1000 + k)]);
+  } finally {
+    for (const s of services) await s.close();
+    await scratch.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `efr serve --db <url>` as a real process on the shared data folder. */
+async function serve(dataDir: string, db: string): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir, '--db', db], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, EFR_DB: '' },
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    assert.equal(child.exitCode, null, `the service exited: ${out}`);
+    if (await get(`${url}/state`).then((r) => r.status === 200, () => false)) return { child, url, output: () => out, exited };
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      assert.fail(`the service did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const TERMINALS = 20;
+const PER_TERMINAL = 100;
+const TAX_ID = 'ATU12345678';
+const tt = (t: number): string => `T${String(t).padStart(2, '0')}`;
+const rnOf = (t: number): string => `${TAX_ID}$L1_${tt(t)}`;
+/** The amounts of transaction TN n of terminal t: distinct per transaction, so that a record is matched by them. */
+const amounts = (t: number, n: number): [string, string] => [`${t}.${String(n).padStart(2, '0')}`, `${n}.${String(t).padStart(2, '0')}`];
+
+test('two efr serve processes on one PostgreSQL journal: 20 terminals, 2,000 transactions over both, one killed -9 mid-way', { timeout: 120_000 }, async () => {
+  const scratch = await createScratchSchema(undefined, 'efr_mp_');
+  const db = dbUrl(scratch);
+  const dataDir = tempDir('efr-mp-');
+  const work = tempDir('efr-mp-export-');
+  const procs: Proc[] = [];
+  try {
+    const a = await serve(dataDir, db);
+    procs.push(a);
+    // Multi POS: every TL/TT is its own register TaxId$TL_TT; the profile is in the shared journal
+    const profile = await post(`${a.url}/profile`, { Badge: 'COMPANY-BADGE', TaxId: TAX_ID, RN_TT: true });
+    assert.equal(profile.status, 200, profile.text);
+    const b = await serve(dataDir, db);
+    procs.push(b);
+
+    let aAlive = true;
+    let answered = 0;
+    let killed: Promise<unknown> | undefined;
+    /** every answer per terminal and TN, and the transactions the killed process never answered */
+    const answers = new Map<string, HttpAnswer[]>();
+    const unanswered: Array<{ t: number; n: number }> = [];
+    const body = (t: number, n: number): object => {
+      const [x, y] = amounts(t, n);
+      return sale({ TL: 'L1', TT: tt(t), TN: String(n) }, [['A', x], ['B', y]]);
+    };
+    const send = async (to: Proc, t: number, n: number): Promise<void> => {
+      let r: HttpAnswer;
+      try {
+        r = await post(`${to.url}/register`, body(t, n));
+      } catch (e) {
+        // only the killed process may leave a request unanswered
+        assert.ok(to === a && !aAlive, `no answer from ${to === a ? 'A' : 'B'}: ${String(e)}`);
+        unanswered.push({ t, n });
+        return;
+      }
+      assert.equal(r.status, 200, `${tt(t)}/${n}: ${r.text}`);
+      const key = `${t}/${n}`;
+      answers.set(key, [...(answers.get(key) ?? []), r]);
+      answered += 1;
+      // mid-way, process A dies at once, with requests in flight
+      if (answered >= (TERMINALS * PER_TERMINAL) / 2 && aAlive) {
+        aAlive = false;
+        a.child.kill('SIGKILL');
+        killed = a.exited;
+      }
+    };
+    const pick = (n: number): Proc => (aAlive && n % 2 === 1 ? a : b);
+    const terminal = async (t: number): Promise<void> => {
+      for (let n = 1; n <= PER_TERMINAL; ) {
+        if (t <= 4 && n < PER_TERMINAL) {
+          // two transactions of one terminal at once, one through each process
+          await Promise.all([send(aAlive ? a : b, t, n), send(b, t, n + 1)]);
+          n += 2;
+        } else if (t <= 7 && n % 10 === 0) {
+          // the very same transaction through both at once (a POS that timed out and tried the other)
+          await Promise.all([send(aAlive ? a : b, t, n), send(b, t, n)]);
+          n += 1;
+        } else {
+          await send(pick(n + t), t, n);
+          n += 1;
+        }
+      }
+    };
+    const started = Date.now();
+    await Promise.all(Array.from({ length: TERMINALS }, (_, i) => terminal(i + 1)));
+    assert.ok(!aAlive, 'A was killed mid-way');
+    assert.equal(await killed, null, 'killed by a signal');
+    // a POS that got no answer sends the same transaction again, now to the process that is left
+    for (const { t, n } of unanswered) await send(b, t, n);
+    const elapsed = Date.now() - started;
+
+    // the answers: every transaction OK (some #DUPLICATE), never a refusal
+    const codes = new Map<string, number>();
+    for (const list of answers.values()) for (const r of list) codes.set(rcOf(r), (codes.get(rcOf(r)) ?? 0) + 1);
+    assert.deepEqual([...codes.keys()].filter((c) => c !== 'OK' && c !== 'OK #DUPLICATE'), [], JSON.stringify([...codes]));
+    for (let t = 1; t <= TERMINALS; t++) for (let n = 1; n <= PER_TERMINAL; n++) assert.ok(answers.get(`${t}/${n}`)?.length, `${tt(t)}/${n} answered`);
+
+    // A comes back (as an orchestrator restarts it) and sees every register as the journal holds it
+    const a2 = await serve(dataDir, db);
+    procs.push(a2);
+    const stored = await heads(db);
+    let records = 0;
+    for (let t = 1; t <= TERMINALS; t++) {
+      const exp = await exportVerified(a2.url, rnOf(t), work);
+      const head = stored.get(rnOf(t));
+      // SQ gapless from 1 to the register's head (verifyZip checks that the SQs follow each other)
+      assert.deepEqual([exp.firstSQ, exp.lastSQ, exp.records.length], [1, head, head], rnOf(t));
+      records += exp.records.length;
+      const tras = transactions(exp);
+      // TN gapless: every transaction of the terminal once
+      assert.deepEqual(tras.map((x) => Number(x.esr.TN)).sort((x, y) => x - y), Array.from({ length: PER_TERMINAL }, (_, i) => i + 1), `${rnOf(t)} TNs`);
+      const byTn = new Map(tras.map((x) => [x.esr.TN, x]));
+      for (let n = 1; n <= PER_TERMINAL; n++) {
+        const rec = byTn.get(String(n));
+        assert.ok(rec);
+        const [x, y] = amounts(t, n);
+        assert.deepEqual(rec.esr.PosA?.map((p) => p.Amt), [x, y], `${tt(t)}/${n} amounts`);
+        // every answer of it (OK or #DUPLICATE, from either process) names this one record
+        for (const r of answers.get(`${t}/${n}`) ?? []) assert.equal(Number(r.json.TraC.SQ), rec.sq, `${tt(t)}/${n} answered SQ`);
+      }
+    }
+    assert.equal(records, [...stored.values()].reduce((s, v) => s + v, 0));
+    const duplicates = codes.get('OK #DUPLICATE') ?? 0;
+    assert.ok(duplicates >= 3 * (PER_TERMINAL / 10), `the same transaction through both: #DUPLICATE ${duplicates}`);
+    assert.ok(unanswered.length > 0, 'the kill left transactions unanswered');
+    console.log(`# 2 processes, ${TERMINALS} terminals: ${TERMINALS * PER_TERMINAL} transactions in ${elapsed} ms; ${unanswered.length} unanswered by the killed process and sent again; ${duplicates} #DUPLICATE`);
+  } finally {
+    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+    for (const p of procs) await p.exited;
+    await scratch.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  }
+});
