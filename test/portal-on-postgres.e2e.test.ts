@@ -9,3 +9,4 @@ await import('./portal-entities.e2e.test.js');
 await import('./portal-permissions.e2e.test.js');
 await import('./portal-deactivation.e2e.test.js');
 await import('./portal-search.e2e.test.js');
+await import('./portal-review.e2e.test.js');

@@ -11,7 +11,10 @@ export type PortalErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'INVALID_STATE'
-  | 'INTERNAL';
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INTERNAL'
+  | 'SERVICE_UNAVAILABLE';
 
 export const ERROR_STATUS: Record<PortalErrorCode, number> = {
   VALIDATION_FAILED: 400,
@@ -20,7 +23,10 @@ export const ERROR_STATUS: Record<PortalErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   INVALID_STATE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 type Texts = Record<Lang, (p: Record<string, string | number>) => string>;
@@ -32,7 +38,16 @@ const ERRORS: Record<PortalErrorCode, Texts> = {
   NOT_FOUND: { en: (p) => `${p.what} not found.`, de: (p) => `${p.what} nicht gefunden.` },
   CONFLICT: { en: () => 'The request conflicts with existing data; see validationErrors.', de: () => 'Die Anfrage widerspricht vorhandenen Daten; siehe validationErrors.' },
   INVALID_STATE: { en: (p) => `Not possible in the current state: ${p.detail}.`, de: (p) => `Im aktuellen Zustand nicht möglich: ${p.detail}.` },
+  PAYLOAD_TOO_LARGE: { en: (p) => `The request body is larger than ${p.limit} bytes.`, de: (p) => `Der Inhalt der Anfrage ist größer als ${p.limit} Bytes.` },
+  UNSUPPORTED_MEDIA_TYPE: {
+    en: (p) => `The content type ${p.type} is not supported; send application/json.`,
+    de: (p) => `Der Inhaltstyp ${p.type} wird nicht unterstützt; senden Sie application/json.`,
+  },
   INTERNAL: { en: () => 'An unexpected error occurred; it has been logged.', de: () => 'Ein unerwarteter Fehler ist aufgetreten; er wurde protokolliert.' },
+  SERVICE_UNAVAILABLE: {
+    en: () => 'The portal database is not available at the moment; try again later.',
+    de: () => 'Die Datenbank des Portals ist derzeit nicht erreichbar; bitte später erneut versuchen.',
+  },
 };
 
 export function errorText(code: PortalErrorCode, lang: Lang, params: Record<string, string | number> = {}): string {
@@ -52,6 +67,11 @@ const FIELD: Record<string, Texts> = {
   dateTime: { en: () => 'must be a date-time (ISO 8601, e.g. 2026-11-23T10:00:00Z)', de: () => 'muss ein Zeitpunkt sein (ISO 8601, z. B. 2026-11-23T10:00:00Z)' },
   format: { en: (p) => `must match the format ${p.format}`, de: (p) => `muss dem Format ${p.format} entsprechen` },
   nul: { en: () => 'must not contain the character U+0000', de: () => 'darf das Zeichen U+0000 nicht enthalten' },
+  surrogate: {
+    en: () => 'must not contain a lone UTF-16 surrogate (\\uD800 to \\uDFFF without its pair)',
+    de: () => 'darf kein einzelnes UTF-16-Surrogat enthalten (\\uD800 bis \\uDFFF ohne sein Gegenstück)',
+  },
+  separator: { en: () => 'must not contain the character U+001F', de: () => 'darf das Zeichen U+001F nicht enthalten' },
   pattern: { en: () => 'has characters that are not allowed', de: () => 'enthält nicht erlaubte Zeichen' },
   body: { en: () => 'a JSON object is required', de: () => 'ein JSON-Objekt ist erforderlich' },
   json: { en: (p) => `is not valid JSON: ${p.detail}`, de: (p) => `ist kein gültiges JSON: ${p.detail}` },

@@ -30,7 +30,7 @@ import {
   searchAnswer,
   withEnvelope,
 } from '../validation/schemas.js';
-import { errorResponses } from './responses.js';
+import { errorResponses, noBodyIsEmptyObject } from './responses.js';
 
 interface KindRoutes {
   kind: EntityKind;
@@ -82,7 +82,7 @@ export function entityRoutes(app: FastifyInstance, ctx: PortalContext): void {
       return okEnvelope(k.answer(await getEntity(ctx, callerOf(req), id, k.kind)));
     });
 
-    app.post(`/api/v1/${k.plural}/search`, { schema: { tags: [k.tag], operationId: `search_${k.plural}`, summary: `Search ${k.plural}`, description: 'Returns only what the caller may read (ReadCompany). limit 0 to 250 (default 100; 0: no limit), offset >= 0.', body: EntitySearchBody, response: { 200: searchAnswer(k.out), ...errorResponses } } }, async (req) => {
+    app.post(`/api/v1/${k.plural}/search`, { preValidation: noBodyIsEmptyObject, schema: { tags: [k.tag], operationId: `search_${k.plural}`, summary: `Search ${k.plural}`, description: 'Returns only what the caller may read (ReadCompany). limit 0 to 250 (default 100; 0: no limit), offset >= 0.', body: EntitySearchBody, response: { 200: searchAnswer(k.out), ...errorResponses } } }, async (req) => {
       const found = await searchEntities(ctx, callerOf(req), k.kind, (req.body ?? {}) as SearchBody);
       return okEnvelope({ currentCount: found.currentCount, totalCount: found.totalCount, foundItems: found.foundItems.map((e) => Object.values(k.answer(e))[0]) });
     });

@@ -10,7 +10,7 @@ import { dischargeRegister, getRegister } from '../services/registers.js';
 import { type SearchBody, searchRegisters } from '../services/search.js';
 import { registerView } from '../services/views.js';
 import { DischargeQuery, RegisterOut, RegisterParams, RegisterSearchBody, searchAnswer, withEnvelope } from '../validation/schemas.js';
-import { errorResponses } from './responses.js';
+import { errorResponses, noBodyIsEmptyObject } from './responses.js';
 
 export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.get('/api/v1/registers/:registerNumber', { schema: { tags: ['Registers'], operationId: 'get_register', summary: 'Get a register', description: 'Permission: ReadRegister on the owning company.', params: RegisterParams, response: { 200: withEnvelope({ register: RegisterOut }), ...errorResponses } } }, async (req) => {
@@ -18,7 +18,7 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
     return okEnvelope({ register: registerView(r) });
   });
 
-  app.post('/api/v1/registers/search', { schema: { tags: ['Registers'], operationId: 'search_registers', summary: 'Search registers', description: 'Returns only registers the caller may read (ReadRegister). Default order registerNumber.', body: RegisterSearchBody, response: { 200: searchAnswer(RegisterOut), ...errorResponses } } }, async (req) => {
+  app.post('/api/v1/registers/search', { preValidation: noBodyIsEmptyObject, schema: { tags: ['Registers'], operationId: 'search_registers', summary: 'Search registers', description: 'Returns only registers the caller may read (ReadRegister). Default order registerNumber.', body: RegisterSearchBody, response: { 200: searchAnswer(RegisterOut), ...errorResponses } } }, async (req) => {
     const found = await searchRegisters(ctx, callerOf(req), (req.body ?? {}) as SearchBody);
     return okEnvelope({ currentCount: found.currentCount, totalCount: found.totalCount, foundItems: found.foundItems.map(registerView) });
   });

@@ -1,5 +1,11 @@
-/** The failure answers every route documents (all in the envelope). */
+/** The failure answers every route documents (all in the envelope), and a hook for routes whose body is optional. */
+import type { FastifyRequest } from 'fastify';
 import { EnvelopeOnly } from '../validation/schemas.js';
+
+/** preValidation of searches: no body is an empty search (every filter has a default). */
+export async function noBodyIsEmptyObject(req: FastifyRequest): Promise<void> {
+  if (req.body === undefined) req.body = {};
+}
 
 export const errorResponses = {
   400: { ...EnvelopeOnly, description: 'validation failed (validationErrors per field)' },
@@ -7,4 +13,7 @@ export const errorResponses = {
   403: { ...EnvelopeOnly, description: 'the permission is missing' },
   404: { ...EnvelopeOnly, description: 'not found' },
   409: { ...EnvelopeOnly, description: 'conflict with existing data or the state' },
+  413: { ...EnvelopeOnly, description: 'the body is larger than 1 MiB' },
+  415: { ...EnvelopeOnly, description: 'the body is not JSON' },
+  503: { ...EnvelopeOnly, description: 'the database is not available; try again later' },
 };

@@ -8,6 +8,7 @@ import { Issues, PortalError } from '../envelope.js';
 import type { PortalContext } from '../context.js';
 import { type Caller, requirePermission } from '../permissions.js';
 import type { EntityKind } from '../store/types.js';
+import { requireImmediateCascadeRights, requireScheduledCascadeRights } from './cascade-rights.js';
 import { entityOfKind } from './entities.js';
 
 /** The instant a deactivation "after" that year takes effect. */
@@ -31,6 +32,7 @@ export async function deactivateEntity(ctx: PortalContext, caller: Caller, kind:
   requirePermission(caller, 'ManageCompany', e.path, `${kind} ${id}`);
   const now = ctx.clock.now();
   if (options.deactivateAfterYear !== undefined) {
+    await requireScheduledCascadeRights(ctx, caller, e);
     const thisYear = now.getUTCFullYear();
     const issues = new Issues();
     if (options.deactivateAfterYear < thisYear) issues.add('deactivateAfterYear', 'yearPast', { year: thisYear });
@@ -40,7 +42,9 @@ export async function deactivateEntity(ctx: PortalContext, caller: Caller, kind:
     return;
   }
   // at once; a second deactivation of a deactivated entity changes nothing and succeeds
-  if (e.state !== 'Deactivated') await deactivateNow(ctx, id);
+  if (e.state === 'Deactivated') return;
+  await requireImmediateCascadeRights(ctx, caller, e);
+  await deactivateNow(ctx, id);
 }
 
 /** Runs what is due: scheduled deactivations (with their cascade) and scheduled register discharges. */

@@ -11,6 +11,7 @@ import { type Entity, type EntityKind, type EntityState, type EntityUpdate, type
 import { checkCountryCode, checkLocationIdentification } from '../validation/entity-rules.js';
 import { normalizeTaxId, taxIdProblem } from '../validation/tax-id.js';
 import { withUniqueBadge } from './badges.js';
+import { requireImmediateCascadeRights } from './cascade-rights.js';
 import { deactivateNow } from './deactivation.js';
 
 export interface EntityBody {
@@ -71,29 +72,30 @@ async function createLocationRow(ctx: PortalContext, entity: NewEntity): Promise
   }
 }
 
-/**
- * A locationIdentification is unique within its company regardless of case (register transactions' TL is matched
- * case-insensitively); the store's constraint holds the exact value also under concurrent requests.
- */
-async function checkLocationIdFree(ctx: PortalContext, companyId: number, value: string, exceptId?: number): Promise<void> {
-  const found = await ctx.store.searchEntities({ kind: 'location', parentId: companyId, searchText: value, offset: 0, limit: null, orderBy: 'id', descending: false }, { all: true });
-  const lower = value.toLowerCase();
-  if (found.items.some((e) => e.id !== exceptId && e.locationIdentification?.toLowerCase() === lower)) {
-    throw new PortalError('CONFLICT', {}, [{ field: 'locationIdentification', key: 'locationIdentificationTaken' }]);
-  }
-}
-
 function conflictOf(e: unknown): unknown {
   if (e instanceof StoreConflict && e.field === 'locationIdentification') return new PortalError('CONFLICT', {}, [{ field: 'locationIdentification', key: 'locationIdentificationTaken' }]);
   return e;
 }
 
+/**
+ * The parent of a new entity with ManageCompany on it. Whether an id exists is told only to a caller that could
+ * act on it if it did: ManageCompany on a root organization (everything is under one). Anyone else gets the same
+ * 403 for an unknown id as for an existing one outside its grants.
+ */
+async function parentToManage(ctx: PortalContext, caller: Caller, parentId: number): Promise<Entity> {
+  const parent = await ctx.store.getEntity(parentId);
+  if (!parent) {
+    const seesAll = caller.grants.some((g) => g.permission === 'ManageCompany' && /^\/[0-9]+\/$/.test(g.path));
+    if (!seesAll) throw new PortalError('FORBIDDEN', { permission: 'ManageCompany', target: `entity ${parentId}` });
+    throw invalid([{ field: 'parentEntityId', key: 'parentMissing' }]);
+  }
+  requirePermission(caller, 'ManageCompany', parent.path, `${parent.kind} ${parent.id}`);
+  return parent;
+}
+
 export async function createEntity(ctx: PortalContext, caller: Caller, kind: EntityKind, body: EntityBody): Promise<Entity> {
   const issues = new Issues();
-  const parentId = body.parentEntityId as number;
-  const parent = await ctx.store.getEntity(parentId);
-  if (!parent) throw invalid([{ field: 'parentEntityId', key: 'parentMissing' }]);
-  requirePermission(caller, 'ManageCompany', parent.path, `${parent.kind} ${parent.id}`);
+  const parent = await parentToManage(ctx, caller, body.parentEntityId as number);
   if (parent.kind !== PARENT_KIND[kind]) issues.add('parentEntityId', 'parentKind', { kind: PARENT_KIND[kind] });
   else if (parent.state === 'Deactivated') issues.add('parentEntityId', 'parentDeactivated');
   checkCommon(issues, body);
@@ -117,17 +119,28 @@ export async function createEntity(ctx: PortalContext, caller: Caller, kind: Ent
     badge: null,
     taxId: kind === 'company' ? nul(body.taxId) : null,
     ignoreTaxId: kind === 'company' && body.ignoreTaxId === true,
-    countryProperties: kind === 'location' ? null : nul(body.countryProperties),
+    // organizations take countryProperties only on update (the spec's create has none); locations never
+    countryProperties: kind === 'company' ? nul(body.countryProperties) : null,
     locationIdentification: kind === 'location' ? (body.locationIdentification ?? null) : null,
     deactivateAfter: null,
   };
-  if (kind === 'location') {
-    await checkLocationIdFree(ctx, parent.id, entity.locationIdentification ?? '');
-    return createLocationRow(ctx, entity);
-  }
+  // a locationIdentification is unique within its company regardless of case: the store's constraint decides,
+  // also between requests at the same time
+  if (kind === 'location') return createLocationRow(ctx, entity);
   const created = await createWithBadge(ctx, entity);
   if (kind === 'company' && parent.kind === 'organization' && parent.test) await addTestLocations(ctx, created);
   return created;
+}
+
+/** 409 when an entity above `entity` is deactivated: what is under a deactivated entity stays deactivated. */
+async function refuseUnderDeactivated(ctx: PortalContext, entity: Entity): Promise<void> {
+  const ancestors = entity.path.split('/').filter(Boolean).map(Number).filter((x) => x !== entity.id);
+  for (const ancestorId of ancestors) {
+    const a = await ctx.store.getEntity(ancestorId);
+    if (a?.state === 'Deactivated') {
+      throw new PortalError('INVALID_STATE', { detail: `${LABEL[a.kind].toLowerCase()} ${a.id} above ${entity.kind} ${entity.id} is deactivated; reactivate it first` });
+    }
+  }
 }
 
 /** The two test locations of a company created in a test organization (TL `TEST-1` and `TEST-2`). */
@@ -162,6 +175,11 @@ async function addTestLocations(ctx: PortalContext, company: Entity): Promise<vo
 export async function updateEntity(ctx: PortalContext, caller: Caller, kind: EntityKind, id: number, body: EntityBody): Promise<Entity> {
   const current = await entityOfKind(ctx, id, kind);
   requirePermission(caller, 'ManageCompany', current.path, `${kind} ${id}`);
+  if (body.state === 'Deactivated' && current.state !== 'Deactivated') {
+    // the cascade works with the identification this update gives the location
+    const locationIdentification = kind === 'location' ? (body.locationIdentification ?? current.locationIdentification) : null;
+    await requireImmediateCascadeRights(ctx, caller, current, locationIdentification);
+  }
   const issues = new Issues();
   if (body.parentEntityId !== undefined && body.parentEntityId !== null && body.parentEntityId !== current.parentId) issues.add('parentEntityId', 'parentFixed');
   checkCommon(issues, body);
@@ -175,7 +193,8 @@ export async function updateEntity(ctx: PortalContext, caller: Caller, kind: Ent
   if (kind === 'company' && !current.ignoreTaxId && taxId && body.countryCode && body.countryCode !== current.countryCode) checkTaxId(issues, taxId, body.countryCode);
   if (kind === 'location' && body.locationIdentification !== undefined) checkLocationIdentification(issues, body.locationIdentification);
   issues.throwIfAny();
-  if (kind === 'location' && current.parentId !== null && body.locationIdentification !== undefined) await checkLocationIdFree(ctx, current.parentId, body.locationIdentification, id);
+  const reactivated = current.state === 'Deactivated' && (state === 'Productive' || state === 'Test');
+  if (body.state === 'Productive' || body.state === 'Test') await refuseUnderDeactivated(ctx, current);
 
   const test = current.test || state === 'Test';
   const update: EntityUpdate = {
@@ -192,7 +211,8 @@ export async function updateEntity(ctx: PortalContext, caller: Caller, kind: Ent
     ignoreTaxId: current.ignoreTaxId,
     countryProperties: kind === 'location' ? null : nul(body.countryProperties),
     locationIdentification: kind === 'location' ? (body.locationIdentification ?? current.locationIdentification) : null,
-    deactivateAfter: current.deactivateAfter,
+    // a reactivated entity drops its schedule: it has run (or was overtaken), and would deactivate it again
+    deactivateAfter: reactivated ? null : current.deactivateAfter,
   };
   let updated: Entity | undefined;
   try {

@@ -6,6 +6,7 @@ import { Issues, PortalError, notFound } from '../envelope.js';
 import type { PortalContext } from '../context.js';
 import { type Caller, requirePermission } from '../permissions.js';
 import type { Register } from '../store/types.js';
+import { dateTimeField } from '../validation/date-time.js';
 
 async function registerWithPath(ctx: PortalContext, registerNumber: string): Promise<{ register: Register; path: string }> {
   const register = await ctx.store.getRegister(registerNumber);
@@ -27,10 +28,12 @@ export async function dischargeRegister(ctx: PortalContext, caller: Caller, regi
   if (register.state === 'Discharged') throw new PortalError('INVALID_STATE', { detail: `register ${registerNumber} is already discharged` });
   const now = ctx.clock.now();
   if (dischargeAfter !== undefined) {
-    const at = new Date(dischargeAfter);
     const issues = new Issues();
-    if (!(at.getTime() > now.getTime())) issues.add('dischargeAfter', 'future');
+    const t = dateTimeField(issues, 'dischargeAfter', dischargeAfter);
+    if (t !== undefined && !(t > now.getTime())) issues.add('dischargeAfter', 'future');
+    if (t === undefined && !issues.has('dischargeAfter')) issues.add('dischargeAfter', 'dateTime');
     issues.throwIfAny();
+    const at = new Date(t ?? 0);
     const r = await ctx.store.setRegisterState(registerNumber, register.state, at.toISOString(), now);
     if (!r) throw notFound(`Register ${registerNumber}`);
     return r;

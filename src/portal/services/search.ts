@@ -6,7 +6,9 @@
 import { Issues } from '../envelope.js';
 import type { PortalContext } from '../context.js';
 import { type Caller, readScope } from '../permissions.js';
+import { SEARCH_SEPARATOR } from '../store/search-sql.js';
 import type { Entity, EntityKind, EntityState, Register, RegisterState, SearchPage } from '../store/types.js';
+import { dateTimeField } from '../validation/date-time.js';
 
 export interface SearchBody {
   parentEntityId?: number | null;
@@ -68,20 +70,27 @@ function page(issues: Issues, body: SearchBody, order: OrderList, defaultOrder: 
   return { offset: body.offset ?? 0, limit, orderBy: orderBy ?? defaultOrder, descending: body.orderDescending === true };
 }
 
-const iso = (s: string | null | undefined): string | undefined => (s ? new Date(s).toISOString() : undefined);
-const seconds = (s: string | null | undefined): number | undefined => (s ? Math.floor(new Date(s).getTime() / 1000) : undefined);
 const def = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 
-/** The filters every search takes (state is typed per search). */
-function sharedFilters(body: SearchBody): { parentId: number | undefined; createdAfter: string | undefined; hasUserComment: boolean | undefined; hasDeactivateAfter: boolean | undefined; searchText: string | undefined; countryCode: string | undefined } {
+/** The filters every search takes (state is typed per search); bad date-times and texts are added to `issues`. */
+function sharedFilters(issues: Issues, body: SearchBody): { parentId: number | undefined; createdAfter: string | undefined; hasUserComment: boolean | undefined; hasDeactivateAfter: boolean | undefined; searchText: string | undefined; countryCode: string | undefined } {
+  const createdAfter = dateTimeField(issues, 'createdAfter', body.createdAfter);
+  // the store keeps the fields of the search text apart with U+001F: a text with it could match across two fields
+  if (body.searchText?.includes(SEARCH_SEPARATOR)) issues.add('searchText', 'separator');
   return {
     parentId: def(body.parentEntityId),
-    createdAfter: iso(body.createdAfter),
+    createdAfter: createdAfter === undefined ? undefined : new Date(createdAfter).toISOString(),
     hasUserComment: def(body.hasUserComment),
     hasDeactivateAfter: def(body.hasDeactivateAfterTimestamp),
     searchText: body.searchText || undefined,
     countryCode: body.countryCode ? body.countryCode.toUpperCase() : undefined,
   };
+}
+
+/** A transaction bound in Unix seconds (the registers' firstTransaction/lastTransaction are whole seconds). */
+function seconds(issues: Issues, field: string, text: string | null | undefined): number | undefined {
+  const t = dateTimeField(issues, field, text);
+  return t === undefined ? undefined : Math.floor(t / 1000);
 }
 
 export interface Found<T> {
@@ -92,14 +101,15 @@ export interface Found<T> {
 
 export async function searchEntities(ctx: PortalContext, caller: Caller, kind: EntityKind, body: SearchBody): Promise<Found<Entity>> {
   const issues = new Issues();
-  const p = page(issues, body ?? {}, ENTITY_ORDER[kind], 'name');
+  const p = page(issues, body, ENTITY_ORDER[kind], 'name');
+  const filters = sharedFilters(issues, body);
   issues.throwIfAny();
   const result = await ctx.store.searchEntities(
     {
       ...p,
       kind,
       ...strip({
-        ...sharedFilters(body),
+        ...filters,
         state: def(body.state) as EntityState | undefined,
       }),
     },
@@ -110,24 +120,19 @@ export async function searchEntities(ctx: PortalContext, caller: Caller, kind: E
 
 export async function searchRegisters(ctx: PortalContext, caller: Caller, body: SearchBody): Promise<Found<Register>> {
   const issues = new Issues();
-  const p = page(issues, body ?? {}, REGISTER_ORDER, 'registerNumber');
+  const p = page(issues, body, REGISTER_ORDER, 'registerNumber');
+  const filters = {
+    ...sharedFilters(issues, body),
+    state: def(body.state) as RegisterState | undefined,
+    tl: def(body.tl),
+    tt: def(body.tt),
+    firstTransactionAfter: seconds(issues, 'firstTransactionAfter', body.firstTransactionAfter),
+    firstTransactionBefore: seconds(issues, 'firstTransactionBefore', body.firstTransactionBefore),
+    lastTransactionAfter: seconds(issues, 'lastTransactionAfter', body.lastTransactionAfter),
+    lastTransactionBefore: seconds(issues, 'lastTransactionBefore', body.lastTransactionBefore),
+  };
   issues.throwIfAny();
-  const result = await ctx.store.searchRegisters(
-    {
-      ...p,
-      ...strip({
-        ...sharedFilters(body),
-        state: def(body.state) as RegisterState | undefined,
-        tl: def(body.tl),
-        tt: def(body.tt),
-        firstTransactionAfter: seconds(body.firstTransactionAfter),
-        firstTransactionBefore: seconds(body.firstTransactionBefore),
-        lastTransactionAfter: seconds(body.lastTransactionAfter),
-        lastTransactionBefore: seconds(body.lastTransactionBefore),
-      }),
-    },
-    readScope(caller, 'ReadRegister'),
-  );
+  const result = await ctx.store.searchRegisters({ ...p, ...strip(filters) }, readScope(caller, 'ReadRegister'));
   return { currentCount: result.items.length, totalCount: result.totalCount, foundItems: result.items };
 }
 

@@ -191,17 +191,29 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       assert.deepEqual(ids(await s.searchEntities({ ...PAGE, kind: 'company', searchText: 'graz' }, ALL)), []);
     }));
 
-    test('conflicts: badge, locationIdentification per company (case-sensitive), client id; missing references', withStore(async (s) => {
+    test('conflicts: badge, locationIdentification per company (regardless of case), client id; missing references', withStore(async (s) => {
       const root = await s.createEntity(entity('organization', null, 'Root', { badge: 'DUP' }), at(0));
       await rejectsWith(s.createEntity(entity('company', root.id, 'Co', { badge: 'DUP' }), at(1)), StoreConflict, 'badge');
       const c1 = await s.createEntity(entity('company', root.id, 'C1', { badge: 'dup' }), at(1));
       const c2 = await s.createEntity(entity('company', root.id, 'C2'), at(1));
       await s.createEntity(entity('location', c1.id, 'L', { locationIdentification: 'SHOP-1' }), at(2));
       await rejectsWith(s.createEntity(entity('location', c1.id, 'L again', { locationIdentification: 'SHOP-1' }), at(2)), StoreConflict, 'locationIdentification');
-      const lower = await s.createEntity(entity('location', c1.id, 'L lower', { locationIdentification: 'shop-1' }), at(2));
-      await s.createEntity(entity('location', c2.id, 'Other company', { locationIdentification: 'SHOP-1' }), at(2));
-      await rejectsWith(s.updateEntity(lower.id, { ...lower, locationIdentification: 'SHOP-1' }, at(3)), StoreConflict, 'locationIdentification');
-      assert.equal((await s.getEntity(lower.id))?.locationIdentification, 'shop-1', 'a refused update changes nothing');
+      await rejectsWith(s.createEntity(entity('location', c1.id, 'L lower', { locationIdentification: 'shop-1' }), at(2)), StoreConflict, 'locationIdentification');
+      await rejectsWith(s.createEntity(entity('location', c1.id, 'L non-ASCII', { locationIdentification: 'Shop-1' }), at(2)), StoreConflict, 'locationIdentification');
+      const other = await s.createEntity(entity('location', c1.id, 'L other', { locationIdentification: 'shop-2' }), at(2));
+      await s.createEntity(entity('location', c2.id, 'Other company', { locationIdentification: 'shop-1' }), at(2));
+      await rejectsWith(s.updateEntity(other.id, { ...other, locationIdentification: 'Shop-1' }, at(3)), StoreConflict, 'locationIdentification');
+      assert.equal((await s.getEntity(other.id))?.locationIdentification, 'shop-2', 'a refused update changes nothing');
+      const own = await s.updateEntity(other.id, { ...other, locationIdentification: 'SHOP-2' }, at(3));
+      assert.equal(own?.locationIdentification, 'SHOP-2', 'its own identification in another case is no clash');
+      // non-ASCII letters fold too (the service allows only ASCII; the store holds any text alike in both databases)
+      await s.createEntity(entity('location', c1.id, 'Umlaut', { locationIdentification: 'ÄRGER-1' }), at(2));
+      await rejectsWith(s.createEntity(entity('location', c1.id, 'Umlaut lower', { locationIdentification: 'ärger-1' }), at(2)), StoreConflict, 'locationIdentification');
+      // requests at the same time: one of each pair differing only in case wins, the other is a conflict
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => [`Dup-${i}`, `DUP-${i}`]).flat()
+        .map((li) => s.createEntity(entity('location', c2.id, li, { locationIdentification: li }), at(4))));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 10);
+      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof StoreConflict && r.reason.field === 'locationIdentification', String(r.reason));
       await rejectsWith(s.createEntity(entity('company', 9999, 'Orphan'), at(1)), StoreReferenceMissing, 'parentId');
       const client = { clientId: 'client-1', name: 'Admin', secretHash: 'h', createdAt: iso(0), revokedAt: null };
       await s.createClient(client);
@@ -261,6 +273,8 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       assert.deepEqual(await co(''), [t.C3.id, t.C4.id, t.C1.id, t.C2.id], 'an empty text filters nothing');
       assert.deepEqual(await co("x'; DROP TABLE entities; --"), []);
       assert.deepEqual(await co('1010atu'), [], 'no match across two fields (zip, taxId)');
+      assert.deepEqual(await co('1010\u001fatu'), [], 'not even with the separator of the fields in the text');
+      assert.deepEqual(await co('\u001f'), []);
       assert.equal((await s.searchEntities({ ...PAGE, kind: 'company' }, ALL)).totalCount, 4);
     }));
 
@@ -333,7 +347,7 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
         }
       }
       const locs: Entity[] = [];
-      for (const [i, li] of ['b-2', 'B-1', 'a', 'C', 'b-1'].entries()) locs.push(await s.createEntity(entity('location', made[1]!.id, `L${i}`, { locationIdentification: li }), at(40)));
+      for (const [i, li] of ['b-2', 'B-1', 'a', 'C', 'b-1a', 'A-0'].entries()) locs.push(await s.createEntity(entity('location', made[1]!.id, `L${i}`, { locationIdentification: li }), at(40)));
       for (const descending of [false, true]) {
         const got = await s.searchEntities({ ...PAGE, kind: 'location', orderBy: 'locationIdentification', descending }, ALL);
         assert.deepEqual(ids(got), referenceOrder(locs, (e) => e.locationIdentification, descending, (e) => e.id).map((e) => e.id));
@@ -341,6 +355,32 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       for (const bad of ['search', 'path', 'kind', 'name; DROP TABLE entities', 'registerNumber', '']) {
         await assert.rejects(s.searchEntities({ ...PAGE, kind: 'company', orderBy: bad }, ALL), StoreBadQuery, `orderBy ${bad}`);
       }
+    }));
+
+    test('non-ASCII text sorts and compares alike in both databases (Unicode lower case)', withStore(async (s) => {
+      const root = await s.createEntity(entity('organization', null, 'Root'), at(0));
+      const made: Entity[] = [];
+      for (const name of ['Äz Co', 'äa Co', 'Ab Co', 'Øst Co', 'øb Co', 'Zed Co', 'ÉCOLE Co', 'école Co']) {
+        made.push(await s.createEntity(entity('company', root.id, name, { city: name.toUpperCase() }), at(1)));
+      }
+      for (const descending of [false, true]) {
+        for (const field of ['name', 'city'] as const) {
+          const got = await s.searchEntities({ ...PAGE, kind: 'company', orderBy: field, descending }, ALL);
+          assert.deepEqual(ids(got), referenceOrder(made, (e) => e[field], descending, (e) => e.id).map((e) => e.id), `${field} ${descending ? 'descending' : 'ascending'}`);
+        }
+      }
+      // by code point after lower-casing: z before ä; ä in either case before ø
+      assert.deepEqual((await s.searchEntities({ ...PAGE, kind: 'company' }, ALL)).items.map((e) => e.name), ['Ab Co', 'Zed Co', 'äa Co', 'Äz Co', 'ÉCOLE Co', 'école Co', 'øb Co', 'Øst Co']);
+      const co = made[0]!;
+      const loc = await s.createEntity(entity('location', co.id, 'Straße', { locationIdentification: 'STRÄSSE-1' }), at(2));
+      await s.putRegister(register('U-1', co.id, { lastTL: 'strässe-1', lastTT: 'KASSE-Ö' }), at(3));
+      await s.putRegister(register('U-2', co.id, { lastTL: 'STRASSE-1', lastTT: 'kasse-o' }), at(3));
+      const reg = (q: Partial<RegisterSearch>) => s.searchRegisters({ ...PAGE, orderBy: 'registerNumber', ...q }, ALL).then(rns);
+      assert.deepEqual(await reg({ tl: 'Strässe-1' }), ['U-1'], 'tl ignores the case of Ä');
+      assert.deepEqual(await reg({ tt: 'kasse-ö' }), ['U-1'], 'tt ignores the case of Ö');
+      assert.deepEqual(await reg({ parentId: loc.id }), ['U-1'], 'a location\'s registers by lastTL, Ä in any case');
+      assert.deepEqual(await s.deactivateSubtree(loc.id, 'Deactivated', at(4)), { entities: [loc.id], registers: ['U-1'] });
+      assert.equal((await s.getRegister('U-2'))?.state, 'Productive');
     }));
 
     test('paging over 600 entities: no duplicates or gaps, counts consistent, both directions', withStore(async (s) => {
@@ -576,6 +616,27 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       assert.deepEqual(await s.grantsOf('c-2'), []);
       await rejectsWith(s.grant({ clientId: 'nobody', entityId: t.A.id, permission: 'ReadCompany' }), StoreReferenceMissing, 'clientId');
       await rejectsWith(s.grant({ clientId: 'c-1', entityId: 9999, permission: 'ReadCompany' }), StoreReferenceMissing, 'entityId');
+    }));
+
+    test('recorder: instance credentials, archived records (a stored SQ is kept), first use recorded once', withStore(async (s) => {
+      const t = await tree(s);
+      const credential = { tokenHash: 'a'.repeat(64), registerNumber: 'ATU12345678$GRABEN-1_1', companyId: t.C1.id, badge: 'BADGE-C1/GRABEN-1/1', createdAt: iso(1) };
+      await s.putInstanceCredential(credential);
+      assert.deepEqual(await s.instanceCredential('a'.repeat(64)), credential);
+      assert.equal(await s.instanceCredential('b'.repeat(64)), undefined);
+      await assert.rejects(s.putInstanceCredential({ ...credential, tokenHash: 'c'.repeat(64), companyId: 9999 }), 'a company that does not exist');
+      assert.equal(await s.instanceCredential('c'.repeat(64)), undefined);
+      await assert.rejects(s.putInstanceCredential(credential), 'a token hash is stored once');
+      const rn = credential.registerNumber;
+      const rec = (sq: number, hash = String(sq).padStart(64, '0')) => ({ registerNumber: rn, sq, data: `{"SQ":"${sq}"}`, hash, d: sq % 2 ? '2026-03-01T10:00:00' : null });
+      await s.archiveRecords([rec(1), rec(2), rec(3)]);
+      await s.archiveRecords([rec(3, 'f'.repeat(64)), rec(4)]);
+      await s.archiveRecords([]);
+      assert.deepEqual(await s.archivedRecords(rn, 1, 10), [rec(1), rec(2), rec(3), rec(4)], 'the stored SQ 3 is kept');
+      assert.deepEqual(await s.archivedRecords(rn, 2, 3), [rec(2), rec(3)]);
+      assert.deepEqual(await s.archivedRecords('other', 1, 10), []);
+      assert.equal(await s.recordFirstUse(rn, '2026-03-01'), '2026-03-01');
+      assert.equal(await s.recordFirstUse(rn, '2026-03-02'), '2026-03-01', 'the first day is kept');
     }));
   });
 }

@@ -19,8 +19,10 @@ export interface Dialect {
   textOrder(column: string): string[];
   /** an exact-text expression (tie breaks on text keys) */
   exact(column: string): string;
-  /** the search column contains the text, case-insensitively */
+  /** the search column contains the text, case-insensitively (a text with SEARCH_SEPARATOR never reaches it) */
   contains(params: unknown[], column: string, text: string): string;
+  /** the expression lower-cased over all of Unicode, as the search column and the sort keys are */
+  lower(expression: string): string;
   /** LIMIT / OFFSET */
   page(params: unknown[], offset: number, limit: number | null): string;
 }
@@ -82,6 +84,11 @@ function rangeCondition(d: Dialect, params: unknown[], column: string, ranges: P
   return `(${ranges.map((r) => `(${column} >= ${d.bind(params, r.from)} AND ${column} < ${d.bind(params, r.to)})`).join(' OR ')})`;
 }
 
+/** searchText: a text holding the separator of the fields would match across two of them, so it matches nothing */
+function textCondition(d: Dialect, params: unknown[], column: string, text: string): string {
+  return text.includes(SEARCH_SEPARATOR) ? '1 = 0' : d.contains(params, column, text);
+}
+
 function commentCondition(column: string, has: boolean): string {
   return has ? `(${column} IS NOT NULL AND ${column} <> '')` : `(${column} IS NULL OR ${column} = '')`;
 }
@@ -116,7 +123,7 @@ export function entitySearchSql(d: Dialect, q: EntitySearch, scope: ReadScope): 
   if (q.createdAfter !== undefined) c.push(`e.created_at > ${d.time(params, isoTime(q.createdAfter, 'createdAfter'))}`);
   if (q.hasUserComment !== undefined) c.push(commentCondition('e.user_comment', q.hasUserComment));
   if (q.hasDeactivateAfter !== undefined) c.push(`e.deactivate_after IS ${q.hasDeactivateAfter ? 'NOT ' : ''}NULL`);
-  if (q.searchText !== undefined && q.searchText !== '') c.push(d.contains(params, 'e.search', q.searchText));
+  if (q.searchText !== undefined && q.searchText !== '') c.push(textCondition(d, params, 'e.search', q.searchText));
   if (q.state !== undefined) c.push(`e.state = ${d.bind(params, q.state)}`);
   if (q.countryCode !== undefined) c.push(`upper(e.country_code) = upper(${d.bind(params, q.countryCode)})`);
   const where = `WHERE ${c.join(' AND ')}`;
@@ -138,16 +145,16 @@ export function registerSearchSql(d: Dialect, q: RegisterSearch, scope: ReadScop
     // an organization or company: the companies under it (or itself); a location: its company's registers
     // working at it (lastTL = its locationIdentification)
     c.push(`(EXISTS (SELECT 1 FROM entities p WHERE p.id = ${a} AND c.path >= p.path AND c.path < (substr(p.path, 1, length(p.path) - 1) || '0'))`
-      + ` OR EXISTS (SELECT 1 FROM entities l WHERE l.id = ${b} AND l.kind = 'location' AND l.parent_id = r.company_id AND lower(l.location_identification) = lower(r.last_tl)))`);
+      + ` OR EXISTS (SELECT 1 FROM entities l WHERE l.id = ${b} AND l.kind = 'location' AND l.parent_id = r.company_id AND ${d.lower('l.location_identification')} = ${d.lower('r.last_tl')}))`);
   }
   if (q.createdAfter !== undefined) c.push(`r.created_at > ${d.time(params, isoTime(q.createdAfter, 'createdAfter'))}`);
   if (q.hasUserComment !== undefined) c.push(commentCondition('r.user_comment', q.hasUserComment));
   if (q.hasDeactivateAfter !== undefined) c.push(`r.discharge_after IS ${q.hasDeactivateAfter ? 'NOT ' : ''}NULL`);
-  if (q.searchText !== undefined && q.searchText !== '') c.push(d.contains(params, 'r.search', q.searchText));
+  if (q.searchText !== undefined && q.searchText !== '') c.push(textCondition(d, params, 'r.search', q.searchText));
   if (q.state !== undefined) c.push(`r.state = ${d.bind(params, q.state)}`);
   if (q.countryCode !== undefined) c.push(`upper(r.country_code) = upper(${d.bind(params, q.countryCode)})`);
-  if (q.tl !== undefined) c.push(`lower(r.last_tl) = lower(${d.bind(params, q.tl)})`);
-  if (q.tt !== undefined) c.push(`lower(r.last_tt) = lower(${d.bind(params, q.tt)})`);
+  if (q.tl !== undefined) c.push(`${d.lower('r.last_tl')} = ${d.lower(d.bind(params, q.tl))}`);
+  if (q.tt !== undefined) c.push(`${d.lower('r.last_tt')} = ${d.lower(d.bind(params, q.tt))}`);
   const bounds: [number | undefined, string, string][] = [
     [q.firstTransactionAfter, 'r.first_transaction', '>'],
     [q.firstTransactionBefore, 'r.first_transaction', '<'],

@@ -230,6 +230,29 @@ export class StoreBadQuery extends Error {
   }
 }
 
+/** The credential a register service instance got at activation (the token itself only as SHA-256 hex). */
+export interface InstanceCredential {
+  tokenHash: string;
+  /** the portal register the instance activated */
+  registerNumber: string;
+  companyId: number;
+  /** the badge it activated with */
+  badge: string;
+  createdAt: string;
+}
+
+/** One journal record of a register as the portal archives it (recorder, issue 11 point 2). */
+export interface ArchivedRecord {
+  registerNumber: string;
+  sq: number;
+  /** the record's exact JSON text */
+  data: string;
+  /** hex SHA-256 chain hash of the record */
+  hash: string;
+  /** the record's D, when it has one */
+  d: string | null;
+}
+
 export interface PortalStore {
   /** Creates the tables or brings them to the newest version (idempotent; safe when several processes start). */
   migrate(): Promise<void>;
@@ -272,6 +295,16 @@ export interface PortalStore {
   getClient(clientId: string): Promise<ApiClient | undefined>;
   grant(grant: Grant): Promise<void>;
   grantsOf(clientId: string): Promise<Grant[]>;
+
+  /** Recorder: stores the credential of an activated instance. */
+  putInstanceCredential(credential: InstanceCredential): Promise<void>;
+  instanceCredential(tokenHash: string): Promise<InstanceCredential | undefined>;
+  /** Recorder: stores archived records; a record whose (registerNumber, sq) is stored already is left as it is. */
+  archiveRecords(records: readonly ArchivedRecord[]): Promise<void>;
+  /** Recorder: the archived records of a register with fromSq <= sq <= toSq, in SQ order. */
+  archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]>;
+  /** Recorder: records the day (YYYY-MM-DD) a register was first used unless one is recorded; answers the recorded day. */
+  recordFirstUse(registerNumber: string, day: string): Promise<string>;
 
   close(): Promise<void>;
 }

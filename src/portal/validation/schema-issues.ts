@@ -56,16 +56,35 @@ export function issuesOfSchemaErrors(errors: readonly SchemaError[], context: st
   return out;
 }
 
+/** a high surrogate not followed by a low one, or a low one not preceded by a high one */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function textIssue(text: string, field: string): FieldIssue | undefined {
+  if (text.includes('\u0000')) return { field, key: 'nul' };
+  // not UTF-16 text: each database would store it differently (replaced or refused), never as sent
+  if (LONE_SURROGATE.test(text)) return { field, key: 'surrogate' };
+  return undefined;
+}
+
 /**
  * Values the schemas cannot refuse: numbers that are not finite (`1e400` in a path or query becomes Infinity after
- * type coercion and passes Ajv's integer, minimum and maximum checks), and text with a NUL character (PostgreSQL
- * cannot store it; no field of the portal needs it).
+ * type coercion and passes Ajv's integer, minimum and maximum checks), text with a NUL character (PostgreSQL
+ * cannot store it; no field of the portal needs it) or a lone UTF-16 surrogate (no text, and stored differently by
+ * each database), in values and in the names of object members.
  */
 export function unstorableIssues(value: unknown, field: string, depth = 0): FieldIssue[] {
   if (typeof value === 'number') return Number.isFinite(value) ? [] : [{ field, key: 'type', params: { type: 'finite number' } }];
-  if (typeof value === 'string') return value.includes('\u0000') ? [{ field, key: 'nul' }] : [];
+  if (typeof value === 'string') {
+    const issue = textIssue(value, field);
+    return issue ? [issue] : [];
+  }
   if (depth > 4 || value === null || typeof value !== 'object') return [];
   const out: FieldIssue[] = [];
-  for (const [k, v] of Object.entries(value)) out.push(...unstorableIssues(v, field ? `${field}.${k}` : k, depth + 1));
+  for (const [k, v] of Object.entries(value)) {
+    const name = field ? `${field}.${k}` : k;
+    const keyIssue = textIssue(k, field || 'body');
+    if (keyIssue) out.push(keyIssue);
+    out.push(...unstorableIssues(v, name, depth + 1));
+  }
   return out;
 }

@@ -112,4 +112,39 @@ CREATE TABLE grants (
 CREATE INDEX grants_entity ON grants (entity_id);
 `,
   },
+  {
+    version: 2,
+    name: 'locationIdentification unique per company regardless of case',
+    // a database that already holds two identifications of one company differing only in case refuses this
+    // migration (could not create unique index): rename one first
+    sql: `
+CREATE UNIQUE INDEX entities_location_ci ON entities (parent_id, lower(location_identification));
+`,
+  },
+  {
+    version: 3,
+    name: 'recorder: instance credentials, journal archive, first use of registers',
+    sql: `
+CREATE TABLE recorder_credentials (
+  token_hash text CONSTRAINT recorder_credentials_pkey PRIMARY KEY,
+  register_number text NOT NULL,
+  company_id bigint NOT NULL CONSTRAINT recorder_credentials_company_fkey REFERENCES entities (id),
+  badge text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX recorder_credentials_register ON recorder_credentials (register_number);
+CREATE TABLE archive_records (
+  register_number text COLLATE "C" NOT NULL,
+  sq bigint NOT NULL CHECK (sq >= 1),
+  data text NOT NULL,
+  hash text NOT NULL,
+  d text,
+  PRIMARY KEY (register_number, sq)
+);
+CREATE TABLE register_first_use (
+  register_number text CONSTRAINT register_first_use_pkey PRIMARY KEY,
+  first_used_on text NOT NULL
+);
+`,
+  },
 ];

@@ -14,7 +14,7 @@ import { entitySearchSql, registerSearchSql, totalWithoutCount, type Dialect, ty
 import { isoTime, isoTimeOrNull } from '../times.js';
 import {
   StoreConflict, StoreReferenceMissing, StoreUnavailable,
-  type ApiClient, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
+  type ApiClient, type ArchivedRecord, type InstanceCredential, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
   type Grant, type NewContact, type NewEntity, type NewNotification, type NewRegister, type Notification, type Permission,
   type PortalStore, type ReadScope, type Register, type RegisterSearch, type RegisterState, type SearchResult,
 } from '../types.js';
@@ -31,6 +31,7 @@ const dialect: Dialect = {
   },
   textOrder: (column) => [`lower(${column}) COLLATE "C"`, `${column} COLLATE "C"`],
   exact: (column) => `${column} COLLATE "C"`,
+  lower: (expression) => `lower(${expression})`,
   // lower() on both sides: the generated search column uses the database's lower()
   contains(params, column, text) {
     params.push(containsPattern(text));
@@ -136,6 +137,7 @@ function toClient(r: ClientRow): ApiClient {
 const UNIQUE_FIELDS: Record<string, string> = {
   entities_badge_key: 'badge',
   entities_location_key: 'locationIdentification',
+  entities_location_ci: 'locationIdentification',
   api_clients_pkey: 'clientId',
   registers_pkey: 'registerNumber',
 };
@@ -519,6 +521,40 @@ export class PostgresPortalStore implements PortalStore {
       [clientId],
     );
     return rows.map((r) => ({ clientId: r.client_id, entityId: int(r.entity_id), permission: r.permission as Permission }));
+  }
+
+  async putInstanceCredential(c: InstanceCredential): Promise<void> {
+    await this.q('INSERT INTO recorder_credentials (token_hash, register_number, company_id, badge, created_at) VALUES ($1, $2, $3, $4, $5::timestamptz)',
+      [c.tokenHash, c.registerNumber, c.companyId, c.badge, isoTime(c.createdAt, 'createdAt')]);
+  }
+
+  async instanceCredential(tokenHash: string): Promise<InstanceCredential | undefined> {
+    const rows = await this.q<{ token_hash: string; register_number: string; company_id: string; badge: string; created_at: Date }>(
+      'SELECT token_hash, register_number, company_id, badge, created_at FROM recorder_credentials WHERE token_hash = $1', [tokenHash]);
+    const r = rows[0];
+    return r && { tokenHash: r.token_hash, registerNumber: r.register_number, companyId: int(r.company_id), badge: r.badge, createdAt: new Date(r.created_at).toISOString() };
+  }
+
+  async archiveRecords(records: readonly ArchivedRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.q(
+      `INSERT INTO archive_records (register_number, sq, data, hash, d)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])
+       ON CONFLICT (register_number, sq) DO NOTHING`,
+      [records.map((r) => r.registerNumber), records.map((r) => r.sq), records.map((r) => r.data), records.map((r) => r.hash), records.map((r) => r.d)],
+    );
+  }
+
+  async archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]> {
+    const rows = await this.q<{ register_number: string; sq: string; data: string; hash: string; d: string | null }>(
+      'SELECT register_number, sq, data, hash, d FROM archive_records WHERE register_number = $1 AND sq >= $2 AND sq <= $3 ORDER BY sq', [registerNumber, fromSq, toSq]);
+    return rows.map((r) => ({ registerNumber: r.register_number, sq: int(r.sq), data: r.data, hash: r.hash, d: r.d }));
+  }
+
+  async recordFirstUse(registerNumber: string, day: string): Promise<string> {
+    await this.q('INSERT INTO register_first_use (register_number, first_used_on) VALUES ($1, $2) ON CONFLICT (register_number) DO NOTHING', [registerNumber, day]);
+    const rows = await this.q<{ first_used_on: string }>('SELECT first_used_on FROM register_first_use WHERE register_number = $1', [registerNumber]);
+    return rows[0]?.first_used_on ?? day;
   }
 
   private closed = false;

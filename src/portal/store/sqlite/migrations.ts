@@ -2,6 +2,7 @@
  * The SQLite schema of the portal, as versioned migrations (never edit an applied one: add the next).
  * Every id sequence starts at 2 (sqlite_sequence seeded with 1); AUTOINCREMENT never reuses an id.
  * `search` is the lower-cased text that searchText looks in, kept by the store on every write.
+ * `efr_lower` is JavaScript's toLowerCase, registered on every connection by the store.
  */
 import type { Migration } from '../migration.js';
 
@@ -101,6 +102,46 @@ CREATE TABLE grants (
   PRIMARY KEY (client_id, entity_id, permission)
 );
 CREATE INDEX grants_entity ON grants (entity_id);
+`,
+  },
+  {
+    version: 2,
+    name: 'locationIdentification unique per company regardless of case; Unicode lower-case sorting',
+    // location_key is the identification lower-cased by JavaScript (efr_lower, registered by the store on every
+    // connection), kept by the store on every write. A database that already holds two identifications of one
+    // company differing only in case refuses this migration (UNIQUE constraint failed): rename one first.
+    // entities_kind_name sorted by SQLite's ASCII-only lower(); sorting now uses efr_lower, which no index holds.
+    sql: `
+ALTER TABLE entities ADD COLUMN location_key TEXT;
+UPDATE entities SET location_key = efr_lower(location_identification) WHERE location_identification IS NOT NULL;
+CREATE UNIQUE INDEX entities_location_ci ON entities (parent_id, location_key);
+DROP INDEX entities_kind_name;
+`,
+  },
+  {
+    version: 3,
+    name: 'recorder: instance credentials, journal archive, first use of registers',
+    sql: `
+CREATE TABLE recorder_credentials (
+  token_hash TEXT PRIMARY KEY,
+  register_number TEXT NOT NULL,
+  company_id INTEGER NOT NULL REFERENCES entities (id),
+  badge TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX recorder_credentials_register ON recorder_credentials (register_number);
+CREATE TABLE archive_records (
+  register_number TEXT NOT NULL,
+  sq INTEGER NOT NULL CHECK (sq >= 1),
+  data TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  d TEXT,
+  PRIMARY KEY (register_number, sq)
+);
+CREATE TABLE register_first_use (
+  register_number TEXT PRIMARY KEY,
+  first_used_on TEXT NOT NULL
+);
 `,
   },
 ];

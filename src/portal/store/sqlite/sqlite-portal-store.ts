@@ -14,12 +14,19 @@ import { pathRange } from '../scope.js';
 import { entitySearchSql, registerSearchSql, searchText, totalWithoutCount, type Dialect, type SearchSql } from '../search-sql.js';
 import { isoTime, isoTimeOrNull } from '../times.js';
 import {
-  StoreConflict, StoreReferenceMissing,
-  type ApiClient, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
+  StoreConflict, StoreReferenceMissing, StoreUnavailable,
+  type ApiClient, type ArchivedRecord, type InstanceCredential, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
   type Grant, type NewContact, type NewEntity, type NewNotification, type NewRegister, type Notification, type Permission,
   type PortalStore, type ReadScope, type Register, type RegisterSearch, type RegisterState, type SearchResult,
 } from '../types.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+
+/** The Unicode lower-case function every connection registers (used by queries and by migration 2). */
+export const LOWER = 'efr_lower';
+
+export function lowerText(value: unknown): string | null {
+  return typeof value === 'string' ? value.toLowerCase() : value === null || value === undefined ? null : String(value).toLowerCase();
+}
 
 const dialect: Dialect = {
   bind(params, value) {
@@ -30,7 +37,10 @@ const dialect: Dialect = {
     params.push(iso);
     return '?';
   },
-  textOrder: (column) => [`lower(${column})`, column],
+  // SQLite's own lower() folds ASCII only: efr_lower (JavaScript's toLowerCase, registered per connection) folds
+  // all of Unicode like PostgreSQL's lower(), so that both sort and compare texts alike
+  textOrder: (column) => [`${LOWER}(${column})`, column],
+  lower: (expression) => `${LOWER}(${expression})`,
   exact: (column) => column,
   // the search column is lower-cased by JavaScript (all of Unicode, not only ASCII), so is the text
   contains(params, column, text) {
@@ -110,13 +120,18 @@ function toClient(r: ClientRow): ApiClient {
 const UNIQUE_FIELDS: [string, string][] = [
   ['entities.badge', 'badge'],
   ['entities.parent_id, entities.location_identification', 'locationIdentification'],
+  ['entities.parent_id, entities.location_key', 'locationIdentification'],
   ['api_clients.client_id', 'clientId'],
   ['registers.register_number', 'registerNumber'],
 ];
 
+/** Failures worth a retry later: the file is locked by another writer beyond busy_timeout, or the disk failed. */
+const TRANSIENT = /^SQLITE_(BUSY|LOCKED|IOERR)/;
+
 function mapError(err: unknown): unknown {
   if (!(err instanceof Error) || !('code' in err)) return err;
   const code = String(err.code);
+  if (TRANSIENT.test(code)) return new StoreUnavailable(`the portal database is not available: ${err.message}`, err);
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     const hit = UNIQUE_FIELDS.find(([cols]) => err.message.endsWith(cols));
     if (hit) return new StoreConflict(hit[1], `${hit[1]} is already in use`);
@@ -143,6 +158,7 @@ export class SqlitePortalStore implements PortalStore {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 10000');
     this.db.pragma('foreign_keys = ON');
+    this.db.function(LOWER, { deterministic: true }, (value: unknown) => lowerText(value));
   }
 
   /** Statements are prepared at first use (the tables exist only after migrate()) and kept. */
@@ -194,16 +210,16 @@ export class SqlitePortalStore implements PortalStore {
       const at = now.toISOString();
       const info = this.stmt(
         `INSERT INTO entities (kind, parent_id, path, name, address, city, zip, country_code, invoice_email_address, user_comment, state,
-           test, badge, tax_id, ignore_tax_id, country_properties, location_identification, deactivate_after, created_at, updated_at, search)
+           test, badge, tax_id, ignore_tax_id, country_properties, location_identification, location_key, deactivate_after, created_at, updated_at, search)
          VALUES (@kind, @parentId, '', @name, @address, @city, @zip, @countryCode, @invoiceEmailAddress, @userComment, @state,
-           @test, @badge, @taxId, @ignoreTaxId, @countryProperties, @locationIdentification, @deactivateAfter, @at, @at, @search)`,
+           @test, @badge, @taxId, @ignoreTaxId, @countryProperties, @locationIdentification, @locationKey, @deactivateAfter, @at, @at, @search)`,
       ).run({
         kind: entity.kind, parentId: entity.parentId, name: entity.name, address: entity.address, city: entity.city, zip: entity.zip,
         countryCode: entity.countryCode, invoiceEmailAddress: entity.invoiceEmailAddress, userComment: entity.userComment,
         state: entity.state, test: entity.test ? 1 : 0, badge: entity.badge, taxId: entity.taxId, ignoreTaxId: entity.ignoreTaxId ? 1 : 0,
         countryProperties: entity.countryProperties === null ? null : JSON.stringify(entity.countryProperties),
-        locationIdentification: entity.locationIdentification, deactivateAfter: isoTimeOrNull(entity.deactivateAfter, 'deactivateAfter'),
-        at, search: entitySearch(entity),
+        locationIdentification: entity.locationIdentification, locationKey: lowerText(entity.locationIdentification),
+        deactivateAfter: isoTimeOrNull(entity.deactivateAfter, 'deactivateAfter'), at, search: entitySearch(entity),
       });
       const id = Number(info.lastInsertRowid);
       this.stmt('UPDATE entities SET path = ? WHERE id = ?').run(`${parentPath}${id}/`, id);
@@ -221,15 +237,16 @@ export class SqlitePortalStore implements PortalStore {
         `UPDATE entities SET name = @name, address = @address, city = @city, zip = @zip, country_code = @countryCode,
            invoice_email_address = @invoiceEmailAddress, user_comment = @userComment, state = @state, test = @test, tax_id = @taxId,
            ignore_tax_id = @ignoreTaxId, country_properties = @countryProperties, location_identification = @locationIdentification,
-           deactivate_after = @deactivateAfter, updated_at = @at, search = @search
+           location_key = @locationKey, deactivate_after = @deactivateAfter, updated_at = @at, search = @search
          WHERE id = @id`,
       ).run({
         id, name: update.name, address: update.address, city: update.city, zip: update.zip, countryCode: update.countryCode,
         invoiceEmailAddress: update.invoiceEmailAddress, userComment: update.userComment, state: update.state,
         test: (update.test ?? current.test) ? 1 : 0, taxId: update.taxId, ignoreTaxId: update.ignoreTaxId ? 1 : 0,
         countryProperties: update.countryProperties === null ? null : JSON.stringify(update.countryProperties),
-        locationIdentification: update.locationIdentification, deactivateAfter: isoTimeOrNull(update.deactivateAfter, 'deactivateAfter'),
-        at: now.toISOString(), search: entitySearch({ ...update, badge: current.badge }),
+        locationIdentification: update.locationIdentification, locationKey: lowerText(update.locationIdentification),
+        deactivateAfter: isoTimeOrNull(update.deactivateAfter, 'deactivateAfter'), at: now.toISOString(),
+        search: entitySearch({ ...update, badge: current.badge }),
       });
       return this.entity(id);
     })());
@@ -282,9 +299,9 @@ export class SqlitePortalStore implements PortalStore {
       // a Discharged register stays so; one already in the asked state is not changed
       const rows = target.kind === 'location'
         ? this.stmt(
-          `UPDATE registers SET state = ?, updated_at = ? WHERE company_id = ? AND lower(last_tl) = lower(?)
+          `UPDATE registers SET state = ?, updated_at = ? WHERE company_id = ? AND ${LOWER}(last_tl) = ?
              AND state NOT IN ('Discharged', ?) RETURNING register_number`,
-        ).all(registerState, at, target.parentId, target.locationIdentification, registerState)
+        ).all(registerState, at, target.parentId, lowerText(target.locationIdentification), registerState)
         : this.stmt(
           `UPDATE registers SET state = ?, updated_at = ?
              WHERE company_id IN (SELECT id FROM entities WHERE kind = 'company' AND path >= ? AND path < ?)
@@ -430,6 +447,41 @@ export class SqlitePortalStore implements PortalStore {
     return this.run(() => (this.stmt('SELECT client_id, entity_id, permission FROM grants WHERE client_id = ? ORDER BY entity_id, permission')
       .all(clientId) as { client_id: string; entity_id: number; permission: string }[])
       .map((r) => ({ clientId: r.client_id, entityId: r.entity_id, permission: r.permission as Permission })));
+  }
+
+  putInstanceCredential(c: InstanceCredential): Promise<void> {
+    return this.run(() => {
+      this.stmt('INSERT INTO recorder_credentials (token_hash, register_number, company_id, badge, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(c.tokenHash, c.registerNumber, c.companyId, c.badge, isoTime(c.createdAt, 'createdAt'));
+    });
+  }
+
+  instanceCredential(tokenHash: string): Promise<InstanceCredential | undefined> {
+    return this.run(() => {
+      const r = this.stmt('SELECT token_hash, register_number, company_id, badge, created_at FROM recorder_credentials WHERE token_hash = ?').get(tokenHash) as
+        { token_hash: string; register_number: string; company_id: number; badge: string; created_at: string } | undefined;
+      return r && { tokenHash: r.token_hash, registerNumber: r.register_number, companyId: r.company_id, badge: r.badge, createdAt: r.created_at };
+    });
+  }
+
+  archiveRecords(records: readonly ArchivedRecord[]): Promise<void> {
+    return this.run(() => this.db.transaction(() => {
+      const insert = this.stmt('INSERT INTO archive_records (register_number, sq, data, hash, d) VALUES (?, ?, ?, ?, ?) ON CONFLICT (register_number, sq) DO NOTHING');
+      for (const r of records) insert.run(r.registerNumber, r.sq, r.data, r.hash, r.d);
+    })());
+  }
+
+  archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]> {
+    return this.run(() => (this.stmt('SELECT register_number, sq, data, hash, d FROM archive_records WHERE register_number = ? AND sq >= ? AND sq <= ? ORDER BY sq')
+      .all(registerNumber, fromSq, toSq) as { register_number: string; sq: number; data: string; hash: string; d: string | null }[])
+      .map((r) => ({ registerNumber: r.register_number, sq: r.sq, data: r.data, hash: r.hash, d: r.d })));
+  }
+
+  recordFirstUse(registerNumber: string, day: string): Promise<string> {
+    return this.run(() => {
+      this.stmt('INSERT INTO register_first_use (register_number, first_used_on) VALUES (?, ?) ON CONFLICT (register_number) DO NOTHING').run(registerNumber, day);
+      return (this.stmt('SELECT first_used_on FROM register_first_use WHERE register_number = ?').get(registerNumber) as { first_used_on: string }).first_used_on;
+    });
   }
 
   async close(): Promise<void> {
