@@ -8,6 +8,7 @@ import type { Signer } from './security/signer.js';
 import type { TlsRuntime } from './security/tls-runtime.js';
 import type { CloudSettings } from './security/tokens.js';
 import type { ServiceControl } from './maintenance/service-control.js';
+import type { Recorder } from './recorder/recorder.js';
 
 export interface ServiceContext {
   dataDir: string;
@@ -30,4 +31,6 @@ export interface ServiceContext {
   control?: ServiceControl;
   /** set (to the RN being restored) while a restore writes into the instance: nothing is sealed meanwhile (#BACKUP_BUSY) */
   restoring?: string;
+  /** activation at the portal and the journal archive (issue 11 points 1 and 2); absent without a running service */
+  recorder?: Recorder;
 }

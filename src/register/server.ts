@@ -22,6 +22,7 @@ import { moduleFor } from './fiscal/registry.js';
 import { startInterfaces } from './interfaces/start.js';
 import { openServiceLog } from './logs/service-log.js';
 import { ServiceControl, type Stopped, httpServerDisabled } from './maintenance/service-control.js';
+import { Recorder, recorderOptionsOf } from './recorder/recorder.js';
 
 /** Tells each register's country module that the service starts or stops (journaled where a law wants it). */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
@@ -153,6 +154,10 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   logger?.info({ type: 'START_EFR', port: listener.port, https: tls.https, dataDir: options.dataDir, version: ctx.version }, 'register service started');
   // daily tasks (the German TSE's self test and backups); unref'd: they never keep the process alive
   const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled TSE or backup task failed; tried again in an hour');
+  // activation at the portal and the journal archive: its own timers, never in the request path
+  const recorder = new Recorder(ctx, recorderOptionsOf(env), logger);
+  ctx.recorder = recorder;
+  await recorder.start();
   const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
   daily.unref();
   let closed = false;
@@ -172,6 +177,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       closed = true;
       clearInterval(daily);
       control.dispose();
+      await recorder.close();
       // no new connections; the requests in flight are answered first
       await listener.close();
       await interfaces.close();

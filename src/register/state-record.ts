@@ -37,6 +37,7 @@ export function stateRecord(ctx: ServiceContext): Obj {
   const quota = Number(ctx.profiles.settings('def').raw.get('diskquota') ?? '1024');
   const env: Obj = {};
   for (const [rn, settings] of ctx.envSettings) env[rn] = envSettingsView(settings);
+  const recorder = ctx.recorder?.status();
   return {
     pid: String(process.pid),
     arch: process.arch,
@@ -45,12 +46,13 @@ export function stateRecord(ctx: ServiceContext): Obj {
     version: ctx.version,
     manifest: `efr ${ctx.version}; node ${process.version}; journal sqlite; key ${ctx.signer.keyId}`,
     Country: countries.join(' '),
-    Online: 'false',
-    Recorder: 'inactive',
+    Online: recorder?.online ? 'true' : 'false',
+    Recorder: recorder?.recorder ?? 'inactive',
+    ...(recorder?.warning ? { RecorderWarning: recorder.warning } : {}),
     RN: registers.map((r) => r.state.rn).join(' '),
-    RecSent: '0',
-    RecQueued: '0',
-    RetryQueued: '0',
+    RecSent: String(recorder?.sent ?? 0),
+    RecQueued: String(recorder?.queued ?? 0),
+    RetryQueued: String(recorder?.retry ?? 0),
     TimeOffset: '0',
     D: formatWithOffset(ctx.clock.now()),
     DiskUsage: (folderBytes(ctx.dataDir) / 1_048_576).toFixed(3),

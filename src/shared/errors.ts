@@ -256,6 +256,15 @@ const defs = {
       nl: '{field}: {detail}',
     },
   },
+  '#BADGE_LOCKED': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Badge cannot be changed after activation (the instance is activated with {badge})',
+      de: 'Badge kann nach der Aktivierung nicht geändert werden (die Instanz ist mit {badge} aktiviert)',
+      fr: 'Badge ne peut pas être modifié après l\'activation (l\'instance est activée avec {badge})',
+      nl: 'Badge kan na de activering niet worden gewijzigd (de instantie is geactiveerd met {badge})',
+    },
+  },
   '#BLOCKED': {
     rc: 'BAD', status: 400,
     msg: {

@@ -53,6 +53,9 @@ export class Profiles {
   /** hashes of passwords preset by environment variables, made once (scrypt is slow, and a salt is random) */
   private readonly envPasswordHash = new Map<string, string>();
 
+  /** the badge the instance is activated with (recorder): a different Badge is refused afterwards */
+  lockedBadge: string | undefined;
+
   constructor(
     private readonly store: JournalStore,
     /** settings preset by environment variables, per RN: blocked for change */
@@ -126,7 +129,10 @@ export class Profiles {
       if (typeof v !== 'string') throw new FiscalError('#INVALID_TYPE', { field, expected: 'text', value: '{...}' });
       if (env?.has(field)) throw new FiscalError('#BLOCKED', { field, rn });
       switch (field) {
-        case 'Badge': current.Badge = v; break;
+        case 'Badge':
+          if (this.lockedBadge !== undefined && v !== this.lockedBadge) throw new FiscalError('#BADGE_LOCKED', { field: 'Badge', badge: this.lockedBadge });
+          current.Badge = v;
+          break;
         case 'TaxId': current.TaxId = v; break;
         case 'RN_TT': current.RN_TT = parseBool(field, v); break;
         case 'Password':

@@ -68,6 +68,8 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       await ctx.profiles.update(rn, body);
       // HttpServer_Port / HttpServer_IPv4: the listener moves after this answer
       if (rn === 'def') ctx.listenerSettingsChanged?.();
+      // a Badge starts the activation at the portal (after Recorder_init ms)
+      if (rn === 'def') ctx.recorder?.profileSaved();
       // the def profile is the default of every register
       for (const reg of rn === 'def' ? ctx.registers.list() : [ctx.registers.get(rn)]) if (reg) await configChanged(ctx, reg);
       return sendDoc(res, formatOf(req), 'ProfileC', { Result: { RC: 'OK' }, Profile: ctx.profiles.view(rn) });

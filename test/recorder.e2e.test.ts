@@ -1,0 +1,150 @@
+/**
+ * The recorder (issue 11, points 1 and 2) between a real portal (SQLite; one case on PostgreSQL with EFR_TEST_PG)
+ * and a real register service: activation by a company badge with TL/TT, the central Cfg replicated, the badge
+ * locked, the journal archived in order, the portal stopped and started again mid-way, the service restarted.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startPortal } from '../src/portal/server.js';
+import { get, post, sale, startTestService, tempDir } from './helpers.js';
+import { STORE_NAME, type TestPortal, startTestPortal } from './portal-helpers.js';
+
+const cleanup: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const c of cleanup.reverse()) await c().catch(() => undefined);
+});
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+async function companyWithLocation(portal: TestPortal): Promise<{ id: number; badge: string; taxId: string }> {
+  const c = await portal.call('POST', '/api/v1/companies', { parentEntityId: portal.rootId, name: 'Café Central GmbH', taxId: 'ATU13585627', address: 'Herrengasse 14', city: 'Wien', zip: '1010', countryCode: 'AT' });
+  assert.equal(c.status, 200, c.text);
+  const company = c.json.company as { id: number; badge: string; taxId: string };
+  const l = await portal.call('POST', '/api/v1/locations', { parentEntityId: company.id, name: 'Shop Herrengasse', address: 'Herrengasse 14', city: 'Wien', zip: '1010', countryCode: 'AT', locationIdentification: 'Shop-1' });
+  assert.equal(l.status, 200, l.text);
+  return company;
+}
+
+const state = async (url: string): Promise<Record<string, unknown>> => (await get(`${url}/state`)).json.State as Record<string, unknown>;
+
+test(`activation by badge and the journal archive (${STORE_NAME})`, async () => {
+  const portal = await startTestPortal();
+  cleanup.push(() => portal.stop());
+  const company = await companyWithLocation(portal);
+  const dataDir = tempDir();
+  const env = { EFR_PORTAL_URL: portal.url, EFR_RECORDER_RETRY_MS: '50,400' };
+  let service = await startTestService({ dataDir, env });
+  cleanup.push(() => service.stop());
+
+  // activation: company badge with location and terminal appended
+  const badge = `${company.badge}/Shop-1/POS-1`;
+  const p = await post(`${service.url}/profile`, { Badge: badge, Attributes: 'Recorder_init=50' });
+  assert.equal(p.status, 200, p.text);
+  await until('Recorder online', async () => ((await state(service.url)).Recorder === 'online' ? true : undefined));
+  const st = await state(service.url);
+  assert.equal(st.Online, true);
+  const rn = `${company.taxId}$Shop-1_POS-1`;
+  const reg = await portal.store.getRegister(rn);
+  assert.ok(reg, 'the portal has the register');
+  assert.equal(reg.companyId, company.id);
+  assert.equal(reg.lastTL, 'Shop-1');
+  assert.equal(reg.lastTT, 'POS-1');
+  assert.equal(reg.state, 'Productive');
+  assert.equal(reg.versionNumber, service.ctx.version);
+  // the central Cfg replicated
+  const cfg = await get(`${service.url}/cfg`);
+  const cfgDoc = (cfg.json.Cfg ?? cfg.json) as Record<string, Record<string, string>>;
+  assert.equal(cfgDoc.Cmp?.Nam, 'Café Central GmbH', cfg.text);
+  assert.equal(cfgDoc.Loc?.Nam, 'Shop Herrengasse');
+  // the badge cannot be changed any more
+  const change = await post(`${service.url}/profile`, { Badge: 'AAAA-BBBB-CCCC' });
+  assert.equal(change.status, 400);
+  assert.match(change.text, /Badge cannot be changed/);
+  assert.equal((await post(`${service.url}/profile`, { Badge: badge })).status, 200, 'the same badge again is fine');
+
+  // 200 registrations, all archived in order
+  for (let i = 0; i < 200; i++) assert.equal((await post(`${service.url}/register`, sale())).status, 200);
+  const head = () => service.ctx.registers.get('def')?.state.sq ?? 0;
+  await until('archive complete', async () => ((await state(service.url)).RecQueued === 0 ? true : undefined));
+  let rows = await portal.store.archivedRecords(rn, 1, 1_000_000);
+  assert.equal(rows.length, head());
+  rows.forEach((r, i) => assert.equal(r.sq, i + 1));
+  const withTimes = await portal.store.getRegister(rn);
+  assert.ok(withTimes?.firstTransaction && withTimes.lastTransaction && withTimes.lastTransaction >= withTimes.firstTransaction);
+  assert.equal((await state(service.url)).RecSent, head());
+
+  // the portal stops: registration goes on, the queue grows, retries are pending (the restart reopens the data
+  // folder, so this part runs on SQLite; on PostgreSQL the schema URL is the harness's own)
+  if (STORE_NAME === 'PostgreSQL') {
+    await service.close();
+    return;
+  }
+  const port = portal.port;
+  await portal.close();
+  for (let i = 0; i < 30; i++) {
+    const t0 = Date.now();
+    assert.equal((await post(`${service.url}/register`, sale())).status, 200);
+    assert.ok(Date.now() - t0 < 2000, 'registration does not wait for the portal');
+  }
+  await until('a retry pending', async () => {
+    const s = await state(service.url);
+    return (s.RetryQueued as number) > 0 && (s.RecQueued as number) >= 30 ? true : undefined;
+  });
+  // the portal starts again on the same data folder (and port): the archive completes
+  const again = await startPortal({ port, host: '127.0.0.1', dataDir: portal.dataDir, log: false });
+  cleanup.push(() => again.close());
+  await until('archive complete after the outage', async () => ((await state(service.url)).RecQueued === 0 ? true : undefined));
+  rows = await again.store.archivedRecords(rn, 1, 1_000_000);
+  assert.equal(rows.length, head());
+  rows.forEach((r, i) => assert.equal(r.sq, i + 1));
+
+  // the service restarts: it resumes from the confirmed SQ (nothing sent again)
+  await service.close();
+  service = await startTestService({ dataDir, env });
+  const afterRestart = await state(service.url);
+  assert.equal(afterRestart.Recorder, 'online');
+  assert.equal(afterRestart.RecQueued, 0);
+  for (let i = 0; i < 10; i++) assert.equal((await post(`${service.url}/register`, sale())).status, 200);
+  await until('archive after restart', async () => ((await state(service.url)).RecQueued === 0 ? true : undefined));
+  // at least the 10 sales went out, nothing before the confirmed SQ
+  assert.equal((await state(service.url)).RecSent, head() - rows.length);
+  const finalRows = await again.store.archivedRecords(rn, 1, 1_000_000);
+  assert.equal(finalRows.length, head());
+  finalRows.forEach((r, i) => assert.equal(r.sq, i + 1));
+  // a different record for a stored SQ is refused
+  const stored = finalRows[0];
+  assert.ok(stored);
+  const activation = JSON.parse((await service.ctx.store.getSetting('recorder:activation')) as string) as { token: string };
+  const other = `${stored.data} `;
+  const otherHash = createHash('sha256').update('0'.repeat(64)).update('\n').update(other).digest('hex');
+  const conflict = await post(`${again.url}/api/v1/recorder/archive`, { records: [{ sq: 1, data: other, hash: otherHash }] }, { authorization: `Bearer ${activation.token}` });
+  assert.equal(conflict.status, 409, conflict.text);
+  const resend = await post(`${again.url}/api/v1/recorder/archive`, { records: [{ sq: 1, data: stored.data, hash: stored.hash }] }, { authorization: `Bearer ${activation.token}` });
+  assert.equal(resend.status, 200, 'the same record again is accepted');
+  await service.close();
+});
+
+test('an unknown badge leaves the Recorder inactive with a warning', async () => {
+  const portal = await startTestPortal();
+  cleanup.push(() => portal.stop());
+  const service = await startTestService({ env: { EFR_PORTAL_URL: portal.url } });
+  cleanup.push(() => service.stop());
+  assert.equal((await post(`${service.url}/profile`, { Badge: 'ZZZZ-ZZZZ-ZZZZ', Attributes: 'Recorder_init=20' })).status, 200);
+  const warning = await until('a warning', async () => (await state(service.url)).RecorderWarning as string | undefined);
+  assert.match(warning, /refused the activation \(404\)/);
+  const st = await state(service.url);
+  assert.equal(st.Recorder, 'inactive');
+  assert.equal(st.Online, false);
+  // not locked: another badge can be saved
+  assert.equal((await post(`${service.url}/profile`, { Badge: 'YYYY-YYYY-YYYY' })).status, 200);
+});
