@@ -4,6 +4,7 @@
  * JSON columns jsonb. Migrations run under a transaction-scoped advisory lock, so processes that start at
  * the same time apply them once. With `schema`, every pooled connection gets that search_path.
  */
+import { inTransaction } from '../../../shared/pg-transaction.js';
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { CLIENT_SELECT, CONTACT_SELECT, ENTITY_SELECT, NOTIFICATION_SELECT, REGISTER_SELECT, notificationTexts, stringRecord } from '../columns.js';
@@ -214,22 +215,9 @@ export class PostgresPortalStore implements PortalStore {
   }
 
   private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
     try {
-      client = await this.pool.connect();
+      return await inTransaction(this.pool, fn);
     } catch (err) {
-      throw mapError(err);
-    }
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      client.release();
-      return result;
-    } catch (err) {
-      // a connection whose ROLLBACK fails is not given back to the pool
-      const broken = await client.query('ROLLBACK').then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-      client.release(broken);
       throw mapError(err);
     }
   }

@@ -14,10 +14,12 @@
  */
 import pg from 'pg';
 import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync } from 'node:zlib';
+import { inTransaction } from '../../../shared/pg-transaction.js';
+import { type StoredRow, recordOfRow } from '../stored-row.js';
 import {
   RegisterExists, StaleRegister,
-  type FindQuery, type JournalCut, type JournalRecord, type JournalStore, type RecordType, type RegisterState,
+  type FindQuery, type JournalCut, type JournalRecord, type JournalStore, type RegisterState,
 } from '../types.js';
 import { JOURNAL_MIGRATIONS, STALE_REGISTER_SQLSTATE } from './migrations.js';
 
@@ -29,11 +31,7 @@ const RANGE_PAGE = 500;
 const MIGRATE_LOCK = "hashtext('efr journal store: migrate')";
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-interface Row {
-  rid: string; sq: string; type: string; d: string;
-  tl: string | null; tt: string | null; tn: string | null; fn: string | null; t: string | null; nfs: string | null; bc: string | null;
-  ch: Buffer | null; rh: Buffer | null; ref: string | null; resume: string | null; data: Buffer; hash: Buffer; sig: Buffer;
-}
+type Row = StoredRow<string>;
 
 /** int8 comes as a string: a number it must be, and a safe one. */
 function int(v: string | number): number {
@@ -42,21 +40,6 @@ function int(v: string | number): number {
   return n;
 }
 
-function toRecord(r: Row): JournalRecord {
-  const rec: JournalRecord = { rid: int(r.rid), sq: int(r.sq), type: r.type as RecordType, d: r.d, data: inflateRawSync(r.data).toString('utf8'), hash: r.hash, sig: r.sig };
-  if (r.tl !== null) rec.tl = r.tl;
-  if (r.tt !== null) rec.tt = r.tt;
-  if (r.tn !== null) rec.tn = r.tn;
-  if (r.fn !== null) rec.fn = r.fn;
-  if (r.t !== null) rec.t = r.t;
-  if (r.nfs !== null) rec.nfs = r.nfs;
-  if (r.bc !== null) rec.bc = r.bc;
-  if (r.ch !== null) rec.ch = r.ch;
-  if (r.rh !== null) rec.rh = r.rh;
-  if (r.ref !== null) rec.ref = r.ref;
-  if (r.resume !== null) rec.resume = r.resume;
-  return rec;
-}
 
 /** journal_append's refusal of a stale register as StaleRegister; everything else as it is. */
 function mapAppendError(err: unknown): unknown {
@@ -147,20 +130,8 @@ export class PostgresJournalStore implements JournalStore {
     return (await this.pool.query<R>(typeof query === 'string' ? { text: query, values: params ?? [] } : { ...query, values: params ?? [] })).rows;
   }
 
-  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      client.release();
-      return result;
-    } catch (err) {
-      // a connection whose ROLLBACK fails is not given back to the pool
-      const broken = await client.query('ROLLBACK').then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-      client.release(broken);
-      throw err;
-    }
+  private tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 
   /** Brings the schema to the newest version, once however many processes start at the same time. */
@@ -244,24 +215,24 @@ export class PostgresJournalStore implements JournalStore {
 
   async get(rid: number, sq: number): Promise<JournalRecord | undefined> {
     const rows = await this.rows<Row>({ name: 'journal_get', text: 'SELECT * FROM journal WHERE rid = $1 AND sq = $2' }, [rid, sq]);
-    return rows[0] ? toRecord(rows[0]) : undefined;
+    return rows[0] ? recordOfRow(rows[0], int) : undefined;
   }
 
   async byTn(rid: number, tl: string, tt: string, tn: string): Promise<JournalRecord[]> {
     const rows = await this.rows<Row>({ name: 'journal_by_tn', text: 'SELECT * FROM journal WHERE rid = $1 AND tn = $2 AND tt = $3 AND tl = $4 ORDER BY sq' }, [rid, tn, tt, tl]);
-    return rows.map(toRecord);
+    return rows.map((r) => recordOfRow(r, int));
   }
 
   async byFn(rid: number, fn: string): Promise<JournalRecord[]> {
-    return (await this.rows<Row>({ name: 'journal_by_fn', text: 'SELECT * FROM journal WHERE rid = $1 AND fn = $2 ORDER BY sq' }, [rid, fn])).map(toRecord);
+    return (await this.rows<Row>({ name: 'journal_by_fn', text: 'SELECT * FROM journal WHERE rid = $1 AND fn = $2 ORDER BY sq' }, [rid, fn])).map((r) => recordOfRow(r, int));
   }
 
   async byRef(rid: number, ref: string): Promise<JournalRecord[]> {
-    return (await this.rows<Row>({ name: 'journal_by_ref', text: 'SELECT * FROM journal WHERE rid = $1 AND ref = $2 ORDER BY sq' }, [rid, ref])).map(toRecord);
+    return (await this.rows<Row>({ name: 'journal_by_ref', text: 'SELECT * FROM journal WHERE rid = $1 AND ref = $2 ORDER BY sq' }, [rid, ref])).map((r) => recordOfRow(r, int));
   }
 
   async byResume(rid: number, fn: string): Promise<JournalRecord[]> {
-    return (await this.rows<Row>({ name: 'journal_by_resume', text: 'SELECT * FROM journal WHERE rid = $1 AND resume = $2 ORDER BY sq' }, [rid, fn])).map(toRecord);
+    return (await this.rows<Row>({ name: 'journal_by_resume', text: 'SELECT * FROM journal WHERE rid = $1 AND resume = $2 ORDER BY sq' }, [rid, fn])).map((r) => recordOfRow(r, int));
   }
 
   async *range(rid: number, from: number, to = Number.MAX_SAFE_INTEGER): AsyncIterable<JournalRecord> {
@@ -271,7 +242,7 @@ export class PostgresJournalStore implements JournalStore {
         { name: 'journal_range', text: `SELECT * FROM journal WHERE rid = $1 AND sq >= $2 AND sq <= $3 ORDER BY sq LIMIT ${RANGE_PAGE}` },
         [rid, next, to],
       );
-      for (const row of rows) yield toRecord(row);
+      for (const row of rows) yield recordOfRow(row, int);
       if (rows.length < RANGE_PAGE) return;
       next = int((rows[rows.length - 1] as Row).sq) + 1;
     }
@@ -311,7 +282,7 @@ export class PostgresJournalStore implements JournalStore {
     let after = q.afterSq;
     for (;;) {
       const rows = await this.rows<Row>(sql(after !== undefined), after === undefined ? params : [...params, after]);
-      for (const row of rows) yield toRecord(row);
+      for (const row of rows) yield recordOfRow(row, int);
       if (rows.length < size) return;
       after = int((rows[rows.length - 1] as Row).sq);
     }

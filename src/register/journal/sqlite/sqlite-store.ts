@@ -8,11 +8,11 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
+import { type StoredRow, recordOfRow } from '../stored-row.js';
 import { Worker } from 'node:worker_threads';
 import { type Appender, createAppender, openForWriting } from './append.js';
 import { CUT_STEP, type MaintainOp, VACUUM_STEP, maintainStep } from './maintain.js';
-import type { FindQuery, JournalCut, JournalRecord, JournalStore, RecordType, RegisterState } from '../types.js';
+import type { FindQuery, JournalCut, JournalRecord, JournalStore, RegisterState } from '../types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS registers (
@@ -77,27 +77,9 @@ function installDeleteTrigger(db: Db): void {
   })();
 }
 
-interface Row {
-  rid: number; sq: number; type: string; d: string;
-  tl: string | null; tt: string | null; tn: string | null; fn: string | null; t: string | null; nfs: string | null; bc: string | null;
-  ch: Buffer | null; rh: Buffer | null; ref: string | null; resume: string | null; data: Buffer; hash: Buffer; sig: Buffer;
-}
+type Row = StoredRow<number>;
+const recordOf = (r: Row): JournalRecord => recordOfRow(r, (v) => v);
 
-function toRecord(r: Row): JournalRecord {
-  const rec: JournalRecord = { rid: r.rid, sq: r.sq, type: r.type as RecordType, d: r.d, data: inflateRawSync(r.data).toString('utf8'), hash: r.hash, sig: r.sig };
-  if (r.tl !== null) rec.tl = r.tl;
-  if (r.tt !== null) rec.tt = r.tt;
-  if (r.tn !== null) rec.tn = r.tn;
-  if (r.fn !== null) rec.fn = r.fn;
-  if (r.t !== null) rec.t = r.t;
-  if (r.nfs !== null) rec.nfs = r.nfs;
-  if (r.bc !== null) rec.bc = r.bc;
-  if (r.ch !== null) rec.ch = r.ch;
-  if (r.rh !== null) rec.rh = r.rh;
-  if (r.ref !== null) rec.ref = r.ref;
-  if (r.resume !== null) rec.resume = r.resume;
-  return rec;
-}
 
 export class SqliteJournalStore implements JournalStore {
   private readonly db: Db;
@@ -201,12 +183,12 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async byTn(rid: number, tl: string, tt: string, tn: string): Promise<JournalRecord[]> {
-    return (this.selectByTn.all(rid, tn, tt, tl) as Row[]).map(toRecord);
+    return (this.selectByTn.all(rid, tn, tt, tl) as Row[]).map(recordOf);
   }
 
   async get(rid: number, sq: number): Promise<JournalRecord | undefined> {
     const row = this.selectOne.get(rid, sq) as Row | undefined;
-    return row ? toRecord(row) : undefined;
+    return row ? recordOf(row) : undefined;
   }
 
   async resume(): Promise<void> {
@@ -215,22 +197,22 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async byFn(rid: number, fn: string): Promise<JournalRecord[]> {
-    return (this.selectByFn.all(rid, fn) as Row[]).map(toRecord);
+    return (this.selectByFn.all(rid, fn) as Row[]).map(recordOf);
   }
 
   async byResume(rid: number, fn: string): Promise<JournalRecord[]> {
-    return (this.selectByResume.all(rid, fn) as Row[]).map(toRecord);
+    return (this.selectByResume.all(rid, fn) as Row[]).map(recordOf);
   }
 
   async byRef(rid: number, ref: string): Promise<JournalRecord[]> {
-    return (this.selectByRef.all(rid, ref) as Row[]).map(toRecord);
+    return (this.selectByRef.all(rid, ref) as Row[]).map(recordOf);
   }
 
   async *range(rid: number, from: number, to = Number.MAX_SAFE_INTEGER): AsyncIterable<JournalRecord> {
     let next = from;
     for (;;) {
       const rows = this.selectRange.all(rid, next, to) as Row[];
-      for (const row of rows) yield toRecord(row);
+      for (const row of rows) yield recordOf(row);
       if (rows.length < 500) return;
       next = (rows[rows.length - 1] as Row).sq + 1;
     }
@@ -281,7 +263,7 @@ export class SqliteJournalStore implements JournalStore {
     for (let page = 0; ; page++) {
       const stmt = page === 0 ? first : next;
       const rows = stmt.all(after === undefined ? params : { ...params, after }) as Row[];
-      for (const row of rows) yield toRecord(row);
+      for (const row of rows) yield recordOf(row);
       if (rows.length < pageSize) return;
       after = (rows[rows.length - 1] as Row).sq;
       // a long search lets the registrations in between: one page at a time
