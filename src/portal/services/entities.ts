@@ -48,6 +48,19 @@ export async function getEntity(ctx: PortalContext, caller: Caller, id: number, 
 
 const nul = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
 
+/** The fields every entity takes, as a create and a full update store them (absent optional ones as null). */
+function commonFields(body: { name: string; address?: string | null; city?: string | null; zip?: string | null; countryCode?: string | null; invoiceEmailAddress?: string | null; userComment?: string | null }): Pick<NewEntity, 'name' | 'address' | 'city' | 'zip' | 'countryCode' | 'invoiceEmailAddress' | 'userComment'> {
+  return {
+    name: body.name,
+    address: nul(body.address),
+    city: nul(body.city),
+    zip: nul(body.zip),
+    countryCode: nul(body.countryCode),
+    invoiceEmailAddress: nul(body.invoiceEmailAddress),
+    userComment: nul(body.userComment),
+  };
+}
+
 function checkCommon(issues: Issues, body: EntityBody): void {
   checkCountryCode(issues, 'countryCode', body.countryCode);
 }
@@ -107,13 +120,7 @@ export async function createEntity(ctx: PortalContext, caller: Caller, kind: Ent
   const entity: NewEntity = {
     kind,
     parentId: parent.id,
-    name: body.name,
-    address: nul(body.address),
-    city: nul(body.city),
-    zip: nul(body.zip),
-    countryCode: nul(body.countryCode),
-    invoiceEmailAddress: nul(body.invoiceEmailAddress),
-    userComment: nul(body.userComment),
+    ...commonFields(body),
     state: test ? 'Test' : 'Productive',
     test,
     badge: null,
@@ -198,13 +205,7 @@ export async function updateEntity(ctx: PortalContext, caller: Caller, kind: Ent
 
   const test = current.test || state === 'Test';
   const update: EntityUpdate = {
-    name: body.name,
-    address: nul(body.address),
-    city: nul(body.city),
-    zip: nul(body.zip),
-    countryCode: nul(body.countryCode),
-    invoiceEmailAddress: nul(body.invoiceEmailAddress),
-    userComment: nul(body.userComment),
+    ...commonFields(body),
     state: state === 'Deactivated' ? current.state : state,
     test,
     taxId,
