@@ -73,6 +73,17 @@ function put(target: Record<string, string>, key: string, value: string | null):
   if (value !== null && value !== '') target[key] = value;
 }
 
+/** Name and address of an entity as a Cfg part (Cmp, Loc) has them; empty values left out. */
+function cfgPartOf(e: { name: string; address: string | null; zip: string | null; city: string | null; countryCode: string | null }): Record<string, string> {
+  const part: Record<string, string> = {};
+  put(part, 'Nam', e.name);
+  put(part, 'Adr', e.address);
+  put(part, 'Zip', e.zip);
+  put(part, 'City', e.city);
+  put(part, 'Ctry', e.countryCode);
+  return part;
+}
+
 export async function activate(ctx: PortalContext, req: ActivationRequest): Promise<Activation> {
   const parts = req.badge.trim().split(BADGE_SEPARATOR);
   const badge = parts[0] ?? '';
@@ -110,22 +121,13 @@ export async function activate(ctx: PortalContext, req: ActivationRequest): Prom
   }, now);
   const token = randomBytes(32).toString('base64url');
   await ctx.store.putInstanceCredential({ tokenHash: tokenHash(token), registerNumber, companyId: company.id, badge: req.badge.trim(), createdAt: now.toISOString() });
-  const cmp: Record<string, string> = {};
-  put(cmp, 'Nam', company.name);
-  put(cmp, 'Adr', company.address);
-  put(cmp, 'Zip', company.zip);
-  put(cmp, 'City', company.city);
-  put(cmp, 'Ctry', company.countryCode);
+  const cmp = cfgPartOf(company);
   put(cmp, 'TaxId', company.taxId);
   const cfg: Record<string, Record<string, string>> = { Cmp: cmp };
   if (location) {
     const loc: Record<string, string> = {};
     put(loc, 'TL', location.locationIdentification);
-    put(loc, 'Nam', location.name);
-    put(loc, 'Adr', location.address);
-    put(loc, 'Zip', location.zip);
-    put(loc, 'City', location.city);
-    put(loc, 'Ctry', location.countryCode);
+    Object.assign(loc, cfgPartOf(location));
     cfg.Loc = loc;
   }
   if (tt) cfg.Trm = { TT: tt };
