@@ -4,13 +4,10 @@
  * chosen in the URL: `?options=-c%20search_path%3Dportal`). Brings the schema to the newest version.
  */
 import { join } from 'node:path';
+import { isPostgresUrl } from '../../shared/postgres.js';
 import { PostgresPortalStore } from './postgres/postgres-portal-store.js';
 import { SqlitePortalStore } from './sqlite/sqlite-portal-store.js';
 import type { PortalStore } from './types.js';
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(?:ql)?:\/\//i.test(url);
-}
 
 export function portalSqliteFile(dataDir: string): string {
   return join(dataDir, 'portal', 'portal.sqlite');

@@ -5,13 +5,10 @@
  * `?options=-c%20search_path%3Defr`). Keys, logs and the other files stay in the data folder either way.
  */
 import { join } from 'node:path';
+import { isPostgresUrl } from '../../shared/postgres.js';
 import { PostgresJournalStore } from './postgres/postgres-journal-store.js';
 import { SqliteJournalStore } from './sqlite/sqlite-store.js';
 import type { JournalStore } from './types.js';
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(?:ql)?:\/\//i.test(url);
-}
 
 export function journalSqliteFile(dataDir: string): string {
   return join(dataDir, 'journal', 'journal.sqlite');

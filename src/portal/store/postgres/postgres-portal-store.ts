@@ -4,7 +4,7 @@
  * JSON columns jsonb. Migrations run under a transaction-scoped advisory lock, so processes that start at
  * the same time apply them once. With `schema`, every pooled connection gets that search_path.
  */
-import { inTransaction } from '../../../shared/pg-transaction.js';
+import { inTransaction, openPool } from '../../../shared/postgres.js';
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { CLIENT_SELECT, CONTACT_SELECT, ENTITY_SELECT, NOTIFICATION_SELECT, REGISTER_SELECT, notificationTexts, stringRecord } from '../columns.js';
@@ -50,7 +50,6 @@ const dialect: Dialect = {
 /** The advisory lock key of migrations (one for the whole server: creating the extension is server-wide too). */
 const MIGRATE_LOCK = "hashtext('efr portal store: migrate')";
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 interface EntityRow {
   id: string; kind: string; parent_id: string | null; path: string; name: string;
@@ -194,14 +193,7 @@ export class PostgresPortalStore implements PortalStore {
   lastIdleError: Error | undefined;
 
   constructor(options: PostgresStoreOptions) {
-    if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) throw new Error(`not a plain schema name: ${options.schema}`);
-    this.pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 10_000,
-      ...(options.schema !== undefined ? { options: `-c search_path=${options.schema}` } : {}),
-    });
-    this.pool.on('error', (err) => {
+    this.pool = openPool(options, (err) => {
       this.lastIdleError = err;
     });
   }

@@ -15,7 +15,7 @@
 import pg from 'pg';
 import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { deflateRawSync } from 'node:zlib';
-import { inTransaction } from '../../../shared/pg-transaction.js';
+import { inTransaction, openPool } from '../../../shared/postgres.js';
 import { type StoredRow, recordOfRow } from '../stored-row.js';
 import {
   RegisterExists, StaleRegister,
@@ -29,7 +29,6 @@ export const CUT_STEP = 2000;
 const RANGE_PAGE = 500;
 
 const MIGRATE_LOCK = "hashtext('efr journal store: migrate')";
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 type Row = StoredRow<string>;
 
@@ -113,15 +112,8 @@ export class PostgresJournalStore implements JournalStore {
   commits = 0;
 
   constructor(options: PostgresJournalOptions) {
-    if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) throw new Error(`not a plain schema name: ${options.schema}`);
     this.mergeQueued = options.mergeQueued !== false;
-    this.pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 10_000,
-      ...(options.schema !== undefined ? { options: `-c search_path=${options.schema}` } : {}),
-    });
-    this.pool.on('error', (err) => {
+    this.pool = openPool(options, (err) => {
       this.lastIdleError = err;
     });
   }
