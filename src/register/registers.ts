@@ -115,6 +115,37 @@ export class Registers {
     };
   }
 
+  /**
+   * Read-through for a journal other processes write too (PostgreSQL): registers created elsewhere are
+   * loaded, and a register whose stored head is past this process's (another process wrote it meanwhile) is
+   * read back, unless records of this process are pending or a closing runs (the commit brings it up to date).
+   * Without `rn` every register (GET /state); with `rn` that one. Nothing to do on a journal of one process.
+   */
+  async catchUp(rn?: string): Promise<void> {
+    if (!this.store.shared) return;
+    const heads = await this.store.heads(rn);
+    const behind = new Set<number>();
+    const unknown = new Set<number>();
+    for (const h of heads) {
+      const reg = this.byRid.get(h.rid);
+      if (!reg) unknown.add(h.rid);
+      else if (h.sq > reg.state.sq && reg.pending.size === 0 && !reg.closing) behind.add(h.rid);
+    }
+    if (behind.size === 0 && unknown.size === 0) return;
+    const states = (await this.store.loadRegisters()).filter((s) => behind.has(s.rid) || unknown.has(s.rid));
+    for (const s of states) {
+      const reg = this.byRid.get(s.rid);
+      if (!reg) {
+        this.add(s);
+        continue;
+      }
+      // checked again in the step that replaces it: a record sealed meanwhile keeps the memory state
+      if (s.sq <= reg.state.sq || reg.pending.size > 0 || reg.closing) continue;
+      reg.state = { ...initialState(s.rn), ...s };
+      reg.last.clear();
+    }
+  }
+
   /** readBack and put the state in memory at once. */
   async reload(rids: ReadonlySet<number>): Promise<void> {
     (await this.readBack(rids))();

@@ -55,6 +55,9 @@ export function journalStoreContract(name: string, open: () => Promise<{ store: 
         const reg = (await store.loadRegisters()).find((r) => r.rid === rid);
         assert.equal(reg?.sq, 1200);
         assert.equal(reg?.hash, prev);
+        assert.deepEqual((await store.heads()).filter((h) => h.rid === rid), [{ rid, rn: 'def', sq: 1200 }]);
+        assert.deepEqual(await store.heads('def'), [{ rid, rn: 'def', sq: 1200 }]);
+        assert.deepEqual(await store.heads('none'), []);
         const one = await store.get(rid, 777);
         assert.equal(one?.tn, '777');
         assert.equal(JSON.parse(one?.data ?? '{}').SQ, '777');
@@ -247,6 +250,22 @@ export function journalStoreContract(name: string, open: () => Promise<{ store: 
         await store.putSetting('profile:def', '{"Badge":"x"}');
         await store.putSetting('profile:def', '{"Badge":"y"}');
         assert.equal(await store.getSetting('profile:def'), '{"Badge":"y"}');
+      } finally {
+        await close();
+      }
+    });
+
+    test('a setting is swapped only from the value expected', async () => {
+      const { store, close } = await open();
+      try {
+        assert.equal(await store.swapSetting('lease', undefined, 'a'), true);
+        assert.equal(await store.swapSetting('lease', undefined, 'b'), false, 'present: not created again');
+        assert.equal(await store.swapSetting('lease', 'b', 'c'), false, 'not the value expected');
+        assert.equal(await store.getSetting('lease'), 'a');
+        assert.equal(await store.swapSetting('lease', 'a', 'c'), true);
+        assert.equal(await store.getSetting('lease'), 'c');
+        const both = await Promise.all([store.swapSetting('lease', 'c', 'x'), store.swapSetting('lease', 'c', 'y')]);
+        assert.deepEqual(both.filter(Boolean).length, 1, 'one of two concurrent swaps wins');
       } finally {
         await close();
       }

@@ -183,5 +183,14 @@ export interface JournalStore {
   compact(): Promise<void>;
   getSetting(key: string): Promise<string | undefined>;
   putSetting(key: string, value: string): Promise<void>;
+  /**
+   * Compare and set: writes `value` only when the setting is `expected` now (undefined: absent), in one
+   * statement, so that processes sharing the store can hand a lease over (the recorder's). True when written.
+   */
+  swapSetting(key: string, expected: string | undefined, value: string): Promise<boolean>;
+  /** Every register's (or, given `rn`, that register's) number and the SQ of its last committed record, as the store has them now. */
+  heads(rn?: string): Promise<Array<{ rid: number; rn: string; sq: number }>>;
+  /** True when other processes may write this journal too (PostgreSQL): reads then check the store's heads. */
+  readonly shared: boolean;
   close(): Promise<void>;
 }

@@ -78,6 +78,7 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 
   app.get('/state', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
+      await ctx.registers.catchUp();
       const record = stateRecord(ctx);
       return sendJson(res, req, 'State', typedState(record), record);
     }),

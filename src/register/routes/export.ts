@@ -41,7 +41,7 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         throw new FiscalError('#INVALID_VALUE', { field: 'target', detail: 'writing the export into a folder of the service is not supported; the file is the response' });
       }
       const period = periodOf(q);
-      const reg = registerOf(ctx, q);
+      const reg = await registerOf(ctx, q);
       const rn = reg.state.rn;
       const rid = reg.state.rid;
       const kind = type.toLowerCase();

@@ -9,9 +9,13 @@ import type { Register } from '../registers.js';
 
 export type Query = Record<string, string>;
 
-/** The register a query names (rn, or TaxId/TL/TT); 404 when this instance does not know it. */
-export function registerOf(ctx: ServiceContext, q: Readonly<Record<string, string>>): Register {
+/**
+ * The register a query names (rn, or TaxId/TL/TT), as the journal has it now (another process sharing it may
+ * have written it); 404 when the journal does not know it.
+ */
+export async function registerOf(ctx: ServiceContext, q: Readonly<Record<string, string>>): Promise<Register> {
   const rn = rnOfQuery(ctx, q);
+  await ctx.registers.catchUp(rn);
   const reg = ctx.registers.get(rn);
   if (!reg) throw new FiscalError('#UNKNOWN_REGISTER', { value: rn });
   return reg;

@@ -32,7 +32,7 @@ export function journalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/find', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
       const q = queryOf(req);
-      const reg = registerOf(ctx, q);
+      const reg = await registerOf(ctx, q);
       const { query, filters, rows, ms } = parseFind(q, reg.state.rid);
       const started = Date.now();
       const records: Obj[] = [];
@@ -65,7 +65,7 @@ export function journalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/tra', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
       const q = queryOf(req);
-      const reg = registerOf(ctx, q);
+      const reg = await registerOf(ctx, q);
       if (!q.tn) throw new FiscalError('#MISSING_FIELD', { field: 'TN' });
       const tt = q.tt ?? '1';
       const tl = q.tl ?? '';
@@ -82,7 +82,7 @@ export function journalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const q = queryOf(req);
       const rn = rnOfQuery(ctx, q);
       requireLocalOrPassword(ctx, req, q, rn, 'GET /retrieve');
-      const reg = registerOf(ctx, q);
+      const reg = await registerOf(ctx, q);
       if (q.last === undefined) throw new FiscalError('#MISSING_FIELD', { field: 'last' });
       if (!/^\d{1,15}$/.test(q.last)) throw new FiscalError('#INVALID_VALUE', { field: 'last', detail: `the SQ after which to read (0 = from the start), got "${q.last}"` });
       if (q.endsq !== undefined && !/^\d{1,15}$/.test(q.endsq)) throw new FiscalError('#INVALID_VALUE', { field: 'endSQ', detail: `an SQ, got "${q.endsq}"` });

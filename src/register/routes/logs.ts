@@ -78,7 +78,7 @@ export function logRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       let rn = 'def';
       // the instance (def) is every line, also before its first transaction; a register must exist
       if ((q.rn || q.tl || q.tt || q.taxid) && rnOfQuery(ctx, q) !== 'def') {
-        rn = registerOf(ctx, q).state.rn;
+        rn = (await registerOf(ctx, q)).state.rn;
         filter.rn = rn;
       }
       const now = ctx.clock.now();

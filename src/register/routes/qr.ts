@@ -44,7 +44,7 @@ async function lastTransaction(ctx: ServiceContext, reg: Register): Promise<Jour
 }
 
 async function lastHandle(ctx: ServiceContext, q: Query): Promise<{ dh: DocumentHandle; record: JournalRecord }> {
-  const reg = registerOf(ctx, q);
+  const reg = await registerOf(ctx, q);
   const record = await lastTransaction(ctx, reg);
   return { dh: documentHandle(ctx.signer.keyId, reg.state.rn, record), record };
 }

@@ -69,7 +69,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       guarded(ctx, req, res, 'Result', async () => {
         const q = queryOf(req);
         widthOf(q);
-        const reg = registerOf(ctx, q);
+        const reg = await registerOf(ctx, q);
         const fn = q.fn === undefined || q.fn === '' ? undefined : q.fn;
         return answer(ctx, res, output, q, await journalReceipt(ctx, reg, fn));
       }),
@@ -80,7 +80,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         widthOf(q);
         const text = typeof req.body === 'string' ? req.body : '';
         const record = postedRecord(text, req.headers['content-type']);
-        const named = namesRegister(q) ? registerOf(ctx, q) : undefined;
+        const named = namesRegister(q) ? await registerOf(ctx, q) : undefined;
         return answer(ctx, res, output, q, await postedReceipt(ctx, record, named));
       }),
     );

@@ -37,7 +37,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   app.get('/last', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
       const q = queryOf(req);
-      const reg = registerOf(ctx, q);
+      const reg = await registerOf(ctx, q);
       const rn = reg.state.rn;
       const filter = q._;
       if (filter !== undefined && !(RECORD_TYPES as readonly string[]).includes(filter)) {

@@ -99,6 +99,8 @@ export interface PostgresJournalOptions {
 }
 
 export class PostgresJournalStore implements JournalStore {
+  /** several processes may append to it */
+  readonly shared = true;
   private readonly pool: pg.Pool;
   private readonly mergeQueued: boolean;
   private queue: Queued[] = [];
@@ -333,6 +335,20 @@ export class PostgresJournalStore implements JournalStore {
 
   async putSetting(key: string, value: string): Promise<void> {
     await this.pool.query('INSERT INTO journal_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async swapSetting(key: string, expected: string | undefined, value: string): Promise<boolean> {
+    const r = expected === undefined
+      ? await this.pool.query('INSERT INTO journal_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value])
+      : await this.pool.query('UPDATE journal_settings SET value = $3 WHERE key = $1 AND value = $2', [key, expected, value]);
+    return r.rowCount === 1;
+  }
+
+  async heads(rn?: string): Promise<Array<{ rid: number; rn: string; sq: number }>> {
+    const rows = rn === undefined
+      ? await this.rows<{ rid: string; rn: string; sq: string }>('SELECT rid, rn, sq FROM journal_registers ORDER BY rid')
+      : await this.rows<{ rid: string; rn: string; sq: string }>('SELECT rid, rn, sq FROM journal_registers WHERE rn = $1', [rn]);
+    return rows.map((r) => ({ rid: int(r.rid), rn: r.rn, sq: int(r.sq) }));
   }
 
   /** Waits for the appends under way, then closes the pool. */

@@ -116,3 +116,43 @@ test('the service on PostgreSQL: sales over HTTP, a verifying export, a restart 
     rmSync(work, { recursive: true, force: true });
   }
 });
+
+test('a process that did not write reads what another process wrote: /last, /state, /find and a register made elsewhere', async () => {
+  const scratch = await createScratchSchema(undefined, 'efr_j_');
+  const u = new URL(scratch.url);
+  u.searchParams.set('options', `-c search_path=${scratch.schema}`);
+  const db = u.toString();
+  const dataDir = tempDir('efr-pg-read-');
+  try {
+    const a = await startService({ port: 0, host: '127.0.0.1', dataDir, db, log: false, env: {} });
+    const b = await startService({ port: 0, host: '127.0.0.1', dataDir, db, log: false, env: {} });
+    try {
+      const first = await post(`${a.url}/register`, sale());
+      assert.equal(first.status, 200, first.text);
+      // b has not seen def yet: it reads it from the journal
+      const seen = await get(`${b.url}/last`);
+      assert.equal(seen.status, 200, seen.text);
+      assert.equal(seen.json.TraC?.SQ, first.json.TraC?.SQ);
+      // b reads def (now known to it); a writes on: b's next read is not the stale one
+      const second = await post(`${a.url}/register`, sale());
+      const later = await get(`${b.url}/last`);
+      assert.equal(later.json.TraC?.SQ, second.json.TraC?.SQ, 'the last record written by the other process');
+      assert.equal(later.json.TraC?.ESR?.TN, second.json.TraC?.ESR?.TN);
+      const found = await get(`${b.url}/find?tn=${String(second.json.TraC?.ESR?.TN)}`);
+      assert.equal(found.status, 200, found.text);
+      // a register created by a after b started is in b's /state
+      assert.equal((await post(`${a.url}/register?rn=kasse2`, sale())).status, 200);
+      const state = await get(`${b.url}/state`);
+      assert.match(String(state.json.State?.RN), /\bkasse2\b/);
+      // and b goes on with it from a's head: SQ and TN continue
+      const third = await post(`${b.url}/register`, sale());
+      assert.equal(third.json.TraC?.SQ, Number(second.json.TraC?.SQ) + 1, third.text);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    await scratch.drop();
+  }
+});

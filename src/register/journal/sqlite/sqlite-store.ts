@@ -82,6 +82,8 @@ const recordOf = (r: Row): JournalRecord => recordOfRow(r, (v) => v);
 
 
 export class SqliteJournalStore implements JournalStore {
+  /** one process owns the file */
+  readonly shared = false;
   private readonly db: Db;
   private readonly selectByTn: Statement;
   private readonly selectOne: Statement;
@@ -325,6 +327,20 @@ export class SqliteJournalStore implements JournalStore {
 
   async putSetting(key: string, value: string): Promise<void> {
     this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  async swapSetting(key: string, expected: string | undefined, value: string): Promise<boolean> {
+    const r = expected === undefined
+      ? this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value)
+      : this.db.prepare('UPDATE settings SET value = ? WHERE key = ? AND value = ?').run(value, key, expected);
+    return r.changes === 1;
+  }
+
+  async heads(rn?: string): Promise<Array<{ rid: number; rn: string; sq: number }>> {
+    const sql = "SELECT rid, rn, json_extract(state, '$.sq') AS sq FROM registers";
+    type Row = { rid: number; rn: string; sq: number | null };
+    const rows = (rn === undefined ? this.db.prepare(`${sql} ORDER BY rid`).all() : this.db.prepare(`${sql} WHERE rn = ?`).all(rn)) as Row[];
+    return rows.map((r) => ({ rid: r.rid, rn: r.rn, sq: r.sq ?? 0 }));
   }
 
   async close(): Promise<void> {
