@@ -3,15 +3,18 @@
  * `efr apikey revoke <key>`: the API keys of cloud POS, kept hashed in the journal store's settings.
  * Works while the service runs (the service reads keys from the store at every token request).
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { journalSqliteFile, openJournalStore } from '../journal/open.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
+import type { JournalStore } from '../journal/types.js';
 import { ApiKeys } from './api-keys.js';
 
 export const APIKEY_USAGE = `  apikey    API keys of cloud POS (efr serve --cloud); the secret is shown once and stored hashed
-            efr apikey create --taxid <TaxId> [--name label] [--data DIR] [--json]
-            efr apikey list [--data DIR]
-            efr apikey revoke <key> [--data DIR]
+            efr apikey create --taxid <TaxId> [--name label] [--data DIR] [--db URL] [--json]
+            efr apikey list [--data DIR] [--db URL]
+            efr apikey revoke <key> [--data DIR] [--db URL]
+            (--db or EFR_DB: the PostgreSQL journal the cloud processes share)
 `;
 
 interface Output {
@@ -28,7 +31,7 @@ export async function apiKeyCommand(args: readonly string[], io: Output = stdio)
   try {
     parsed = parseArgs({
       args: rest,
-      options: { taxid: { type: 'string' }, name: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
+      options: { taxid: { type: 'string' }, name: { type: 'string' }, data: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } },
       allowPositionals: true,
       strict: true,
     });
@@ -47,7 +50,14 @@ export async function apiKeyCommand(args: readonly string[], io: Output = stdio)
   if (action !== 'revoke' && positionals.length) return usage(`unexpected ${positionals.join(' ')}`);
 
   const dataDir = resolve(values.data ?? process.env.EFR_DATA ?? 'data');
-  const store = new SqliteJournalStore(join(dataDir, 'journal', 'journal.sqlite'));
+  const url = values.db ?? process.env.EFR_DB;
+  let store: JournalStore;
+  try {
+    store = url ? await openJournalStore({ dataDir, url }) : new SqliteJournalStore(journalSqliteFile(dataDir));
+  } catch (e) {
+    io.err(`efr apikey: the journal cannot be opened: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
   try {
     const keys = new ApiKeys(store);
     const now = new Date();
