@@ -55,3 +55,19 @@ test('Multi Company: without a TaxId in the profile, every request must carry it
   const got = await get(`${svc.url}/cfg?TaxId=DE999&TL=L1&TT=T1`);
   assert.equal(got.json.Cfg.Cmp.Nam, 'Two');
 });
+
+test('an instance serves at most EFR_MAX_POS POS installations (a cloud instance 100): the next new register is refused, known ones go on', async () => {
+  const limited = await startTestService({ env: { EFR_MAX_POS: '3' } });
+  try {
+    assert.equal((await post(`${limited.url}/profile`, { Badge: 'COMPANY-BADGE', TaxId: 'ATU1', RN_TT: true })).status, 200);
+    for (const tt of ['T1', 'T2', 'T3']) assert.equal((await post(`${limited.url}/register`, sale({ TL: 'L1', TT: tt }))).json.TraC.Result.RC, 'OK');
+    const fourth = await post(`${limited.url}/register`, sale({ TL: 'L1', TT: 'T4' }));
+    assert.equal(fourth.status, 400, fourth.text);
+    assert.equal(fourth.json.TraC.Result.ErrorCode, '#REGISTER_LIMIT');
+    assert.match(fourth.json.TraC.Result.UserMessage, /ATU1\$L1_T4 .*at most 3 POS/);
+    assert.deepEqual((await get(`${limited.url}/state`)).json.State.RN.split(' ').sort(), ['ATU1$L1_T1', 'ATU1$L1_T2', 'ATU1$L1_T3'], 'nothing of T4 was made');
+    assert.equal((await post(`${limited.url}/register`, sale({ TL: 'L1', TT: 'T2' }))).json.TraC.Result.RC, 'OK', 'a known register goes on');
+  } finally {
+    await limited.stop();
+  }
+});

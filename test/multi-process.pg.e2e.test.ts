@@ -6,22 +6,28 @@
  * transaction run again from the start, so SQ and TN stay gapless and every chain single.
  *
  * 1. Two services in this process: automatic TNs through both, the same TL/TT/TN through both at once.
- * 2. Two `efr serve --db` processes, Multi POS with 20 terminals, 2,000 transactions spread over both (some of a
- *    terminal through both at once, some the very same through both), one process killed -9 mid-way and its
- *    unanswered transactions sent again to the other; then every register's export verifies, and every
- *    transaction answered OK is in the journal once with its amounts.
+ * 2. The cloud deployment of issue 11 ("Done when"): a portal on PostgreSQL and two `efr serve --db` processes,
+ *    Multi POS activated at the portal by the company's badge, 20 terminals, 2,000 transactions spread over both
+ *    (some of a terminal through both at once, some the very same through both), the process that sends the
+ *    journal archive killed -9 mid-way and its unanswered transactions sent again to the other, the portal
+ *    stopped and started again during the run; then every register's export verifies, every transaction
+ *    answered OK is in the journal once with its amounts, the portal's archive of every register is the journal
+ *    record for record, and a terminal that stopped early is reported silent (notification and mail).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import pg from 'pg';
 import { startService, type RunningService } from '../src/register/server.js';
 import { verifyZip } from '../src/register/journal/export/verify-zip.js';
 import { createScratchSchema, type ScratchSchema } from '../src/portal/store/postgres/scratch-schema.js';
+import { type RunningPortal, startPortal } from '../src/portal/server.js';
+import { ManualClock } from '../src/shared/clock.js';
 import { ROOT, type HttpAnswer, freePort, get, post, sale, tempDir, unzip } from './helpers.js';
+import { type TestPortal, startTestPortal } from './portal-helpers.js';
 
 /** The URL of a scratch schema, as `efr serve --db` takes it. */
 function dbUrl(scratch: ScratchSchema): string {
@@ -162,12 +168,12 @@ interface Proc {
 }
 
 /** `efr serve --db <url>` as a real process on the shared data folder. */
-async function serve(dataDir: string, db: string): Promise<Proc> {
+async function serve(dataDir: string, db: string, env: Record<string, string> = {}): Promise<Proc> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir, '--db', db], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, EFR_DB: '' },
+    env: { ...process.env, EFR_DB: '', ...env },
   });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -188,30 +194,98 @@ async function serve(dataDir: string, db: string): Promise<Proc> {
 
 const TERMINALS = 20;
 const PER_TERMINAL = 100;
-const TAX_ID = 'ATU12345678';
+const TAX_ID = 'ATU13585627';
 const tt = (t: number): string => `T${String(t).padStart(2, '0')}`;
 const rnOf = (t: number): string => `${TAX_ID}$L1_${tt(t)}`;
 /** The amounts of transaction TN n of terminal t: distinct per transaction, so that a record is matched by them. */
 const amounts = (t: number, n: number): [string, string] => [`${t}.${String(n).padStart(2, '0')}`, `${n}.${String(t).padStart(2, '0')}`];
 
-test('two efr serve processes on one PostgreSQL journal: 20 terminals, 2,000 transactions over both, one killed -9 mid-way', { timeout: 120_000 }, async () => {
+/** The portal's archive of every register equals the journal: the same SQs (1 to the head) with the same hashes. */
+async function archiveOf(portal: RunningPortal, rn: string): Promise<Array<{ sq: number; hash: string }>> {
+  return (await portal.store.archivedRecords(rn, 1, 1_000_000)).map((r) => ({ sq: r.sq, hash: r.hash }));
+}
+
+async function journalRows(db: string): Promise<Map<string, Array<{ sq: number; hash: string }>>> {
+  const c = new pg.Client({ connectionString: db });
+  await c.connect();
+  try {
+    const rows = (await c.query<{ rn: string; sq: string; hash: string }>("SELECT r.rn, j.sq, encode(j.hash, 'hex') AS hash FROM journal j JOIN journal_registers r USING (rid) ORDER BY r.rn, j.sq")).rows;
+    const out = new Map<string, Array<{ sq: number; hash: string }>>();
+    for (const r of rows) out.set(r.rn, [...(out.get(r.rn) ?? []), { sq: Number(r.sq), hash: r.hash }]);
+    return out;
+  } finally {
+    await c.end();
+  }
+}
+
+async function settingOf(db: string, key: string): Promise<string | undefined> {
+  const c = new pg.Client({ connectionString: db });
+  await c.connect();
+  try {
+    return (await c.query<{ value: string }>('SELECT value FROM journal_settings WHERE key = $1', [key])).rows[0]?.value;
+  } finally {
+    await c.end();
+  }
+}
+
+/** The process holding the recorder's lease now ('' when it lapsed). */
+async function leaseHolder(db: string): Promise<string> {
+  const lease = JSON.parse((await settingOf(db, 'recorder:lease')) ?? '{"holder":"","until":0}') as { holder: string; until: number };
+  return lease.until > Date.now() ? lease.holder : '';
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const SILENT_T = TERMINALS + 1;
+const SILENT_AFTER_MS = 60_000;
+
+test('cloud deployment: a portal and two efr serve processes on PostgreSQL, activation by badge, 20 terminals, 2,000 transactions, the archive sender killed -9 and the portal restarted mid-way', { timeout: 180_000 }, async () => {
   const scratch = await createScratchSchema(undefined, 'efr_mp_');
   const db = dbUrl(scratch);
   const dataDir = tempDir('efr-mp-');
   const work = tempDir('efr-mp-export-');
   const procs: Proc[] = [];
+  // the portal's clock stands still until the test moves it past the silence limit
+  const clock = new ManualClock(new Date());
+  const portalOptions = { silentAfterMs: SILENT_AFTER_MS, schedulerIntervalMs: 3_600_000 };
+  const portal: TestPortal = await startTestPortal({ pgUrl: scratch.url, clock, portal: portalOptions });
+  let live: RunningPortal = portal;
   try {
-    const a = await serve(dataDir, db);
+    // the company at the portal: its badge, a location L1, a technical contact for the mails
+    const c = await portal.call('POST', '/api/v1/companies', { parentEntityId: portal.rootId, name: 'Cloud Bistro GmbH', taxId: TAX_ID, address: 'Ring 1', city: 'Wien', zip: '1010', countryCode: 'AT' });
+    assert.equal(c.status, 200, c.text);
+    const company = c.json.company as { id: number; badge: string };
+    assert.equal((await portal.call('POST', '/api/v1/locations', { parentEntityId: company.id, name: 'Filiale 1', address: 'Ring 1', city: 'Wien', zip: '1010', countryCode: 'AT', locationIdentification: 'L1' })).status, 200);
+    const contact = await portal.call('POST', '/api/v1/contacts', { companyId: company.id, contactName: 'Technik Team', emailAddress: 'technik@bistro.example', contactType: 'TechnicalContact', languageCode: 'de' });
+    assert.equal(contact.status, 200, contact.text);
+
+    const env = { EFR_PORTAL_URL: portal.url, EFR_RECORDER_RETRY_MS: '50,500', EFR_RECORDER_LEASE_MS: '2000' };
+    const a = await serve(dataDir, db, env);
     procs.push(a);
     // Multi POS: every TL/TT is its own register TaxId$TL_TT; the profile is in the shared journal
-    const profile = await post(`${a.url}/profile`, { Badge: 'COMPANY-BADGE', TaxId: TAX_ID, RN_TT: true });
+    const profile = await post(`${a.url}/profile`, { Badge: company.badge, TaxId: TAX_ID, RN_TT: true, Attributes: 'Recorder_init=50' });
     assert.equal(profile.status, 200, profile.text);
-    const b = await serve(dataDir, db);
+    await until('A activated and sending', async () => ((await get(`${a.url}/state`)).json.State?.Recorder === 'online' && (await leaseHolder(db)).includes(`:${a.child.pid}:`) ? true : undefined));
+    const b = await serve(dataDir, db, env);
     procs.push(b);
+    assert.equal((await get(`${b.url}/state`)).json.State?.Recorder, 'online', 'B reads the activation from the shared journal');
+    assert.equal((await post(`${b.url}/profile`, { Badge: 'OTHER-BADGE' })).status, 400, 'the badge is locked for every process');
+    // a terminal used only at the start: it goes silent
+    for (let n = 1; n <= 3; n++) assert.equal(rcOf(await post(`${b.url}/register`, sale({ TL: 'L1', TT: tt(SILENT_T), TN: String(n) }))), 'OK');
 
     let aAlive = true;
     let answered = 0;
     let killed: Promise<unknown> | undefined;
+    let portalStopped: Promise<void> | undefined;
+    let portalStarted: Promise<RunningPortal> | undefined;
     /** every answer per terminal and TN, and the transactions the killed process never answered */
     const answers = new Map<string, HttpAnswer[]>();
     const unanswered: Array<{ t: number; n: number }> = [];
@@ -219,6 +293,7 @@ test('two efr serve processes on one PostgreSQL journal: 20 terminals, 2,000 tra
       const [x, y] = amounts(t, n);
       return sale({ TL: 'L1', TT: tt(t), TN: String(n) }, [['A', x], ['B', y]]);
     };
+    const total = TERMINALS * PER_TERMINAL;
     const send = async (to: Proc, t: number, n: number): Promise<void> => {
       let r: HttpAnswer;
       try {
@@ -233,8 +308,13 @@ test('two efr serve processes on one PostgreSQL journal: 20 terminals, 2,000 tra
       const key = `${t}/${n}`;
       answers.set(key, [...(answers.get(key) ?? []), r]);
       answered += 1;
-      // mid-way, process A dies at once, with requests in flight
-      if (answered >= (TERMINALS * PER_TERMINAL) / 2 && aAlive) {
+      // a quarter in, the portal goes away; at three quarters it is back (same port, same database)
+      if (answered >= total / 4 && !portalStopped) portalStopped = portal.close();
+      if (answered >= (total * 3) / 4 && portalStopped && !portalStarted) {
+        portalStarted = portalStopped.then(() => startPortal({ port: portal.port, host: '127.0.0.1', dataDir: portal.dataDir, dbUrl: portal.dbUrl as string, log: false, clock, ...portalOptions }));
+      }
+      // mid-way, process A (the one sending the archive) dies at once, with requests in flight
+      if (answered >= total / 2 && aAlive) {
         aAlive = false;
         a.child.kill('SIGKILL');
         killed = a.exited;
@@ -264,6 +344,8 @@ test('two efr serve processes on one PostgreSQL journal: 20 terminals, 2,000 tra
     // a POS that got no answer sends the same transaction again, now to the process that is left
     for (const { t, n } of unanswered) await send(b, t, n);
     const elapsed = Date.now() - started;
+    assert.ok(portalStarted, 'the portal was stopped and started again during the run');
+    live = await portalStarted;
 
     // the answers: every transaction OK (some #DUPLICATE), never a refusal
     const codes = new Map<string, number>();
@@ -272,7 +354,7 @@ test('two efr serve processes on one PostgreSQL journal: 20 terminals, 2,000 tra
     for (let t = 1; t <= TERMINALS; t++) for (let n = 1; n <= PER_TERMINAL; n++) assert.ok(answers.get(`${t}/${n}`)?.length, `${tt(t)}/${n} answered`);
 
     // A comes back (as an orchestrator restarts it) and sees every register as the journal holds it
-    const a2 = await serve(dataDir, db);
+    const a2 = await serve(dataDir, db, env);
     procs.push(a2);
     const stored = await heads(db);
     let records = 0;
@@ -295,14 +377,59 @@ test('two efr serve processes on one PostgreSQL journal: 20 terminals, 2,000 tra
         for (const r of answers.get(`${t}/${n}`) ?? []) assert.equal(Number(r.json.TraC.SQ), rec.sq, `${tt(t)}/${n} answered SQ`);
       }
     }
-    assert.equal(records, [...stored.values()].reduce((s, v) => s + v, 0));
+    const silentRn = rnOf(SILENT_T);
+    assert.equal(records, [...stored.entries()].filter(([rn]) => rn !== silentRn && rn !== 'def').reduce((s, [, v]) => s + v, 0));
     const duplicates = codes.get('OK #DUPLICATE') ?? 0;
     assert.ok(duplicates >= 3 * (PER_TERMINAL / 10), `the same transaction through both: #DUPLICATE ${duplicates}`);
     assert.ok(unanswered.length > 0, 'the kill left transactions unanswered');
-    console.log(`# 2 processes, ${TERMINALS} terminals: ${TERMINALS * PER_TERMINAL} transactions in ${elapsed} ms; ${unanswered.length} unanswered by the killed process and sent again; ${duplicates} #DUPLICATE`);
+
+    // the archive: B took the lease over from the killed A, and the portal holds every register's journal,
+    // record for record, although it was away for half of the run
+    await until('B sends the archive', async () => ((await leaseHolder(db)).includes(`:${b.child.pid}:`) || (await leaseHolder(db)).includes(`:${a2.child.pid}:`) ? true : undefined));
+    const journal = await journalRows(db);
+    await until('the archive complete', async () => {
+      // (def, the instance's own register, is archived under the instance's register number)
+      for (const [rn, rows] of journal) if (rn !== 'def' && (await live.store.archivedRecords(rn, rows.length, rows.length)).length !== 1) return undefined;
+      return true;
+    }, 90_000);
+    const instance = JSON.parse((await settingOf(db, 'recorder:activation')) ?? '{}') as { registerNumber?: string };
+    assert.match(instance.registerNumber ?? '', /^ATU13585627\$/);
+    assert.equal(journal.size, TERMINALS + 2, 'def and 21 terminals');
+    for (const [rn, rows] of journal) {
+      const portalRn = rn === 'def' ? (instance.registerNumber as string) : rn;
+      assert.deepEqual(await archiveOf(live, portalRn), rows, `${rn}: the portal's archive is the journal`);
+      const reg = await live.store.getRegister(portalRn);
+      assert.ok(reg?.firstTransaction && reg.lastTransaction && reg.lastTransaction >= reg.firstTransaction, `${rn} first/last transaction`);
+      assert.equal(reg?.companyId, company.id);
+    }
+    for (const p of [b, a2]) {
+      const st = (await get(`${p.url}/state`)).json.State as Record<string, unknown>;
+      assert.equal(st.Recorder, 'online');
+      assert.equal(st.RecQueued, 0, `${p.url} RecQueued`);
+    }
+
+    // silence: the portal's time moves past the limit; every terminal but the silent one registers again
+    clock.advance(SILENT_AFTER_MS + 1000);
+    for (let t = 1; t <= TERMINALS; t++) assert.equal(rcOf(await post(`${b.url}/register`, sale({ TL: 'L1', TT: tt(t), TN: String(PER_TERMINAL + 1) }))), 'OK');
+    await until('the new records archived', async () => {
+      for (let t = 1; t <= TERMINALS; t++) if ((await live.store.archivedRecords(rnOf(t), (stored.get(rnOf(t)) ?? 0) + 1, 1_000_000)).length === 0) return undefined;
+      return true;
+    });
+    await live.scheduler.runNow();
+    const notes = await portal.call('GET', `/api/v1/companies/${company.id}/notifications?languageCode=de`);
+    assert.equal(notes.status, 200, notes.text);
+    const list = notes.json.notifications as Array<{ registerNumber: string; eventCode: string; descriptionShort: string }>;
+    const silent = list.filter((n) => n.eventCode === 'REGISTER_SILENT').map((n) => n.registerNumber);
+    assert.ok(silent.includes(silentRn), `${silentRn} is reported silent: ${notes.text}`);
+    for (let t = 1; t <= TERMINALS; t++) assert.ok(!silent.includes(rnOf(t)), `${rnOf(t)} was heard from`);
+    const mails = readdirSync(join(portal.dataDir, 'portal', 'outbox')).map((f) => readFileSync(join(portal.dataDir, 'portal', 'outbox', f), 'utf8'));
+    assert.ok(mails.some((m) => /^To: .*technik@bistro\.example/im.test(m) && m.includes(silentRn.replace('$', '$'))), `a mail to the technical contact names ${silentRn}`);
+    console.log(`# portal + 2 processes, ${TERMINALS} terminals: ${total} transactions in ${elapsed} ms; ${unanswered.length} unanswered by the killed process and sent again; ${duplicates} #DUPLICATE; archive complete`);
   } finally {
     for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
     for (const p of procs) await p.exited;
+    if (live !== portal) await live.close();
+    await portal.stop();
     await scratch.drop();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import pg from 'pg';
 import type { Clock } from '../src/shared/clock.js';
 import { systemClock } from '../src/shared/clock.js';
 import { initPortal } from '../src/portal/init.js';
-import { type RunningPortal, startPortal } from '../src/portal/server.js';
+import { type PortalOptions, type RunningPortal, startPortal } from '../src/portal/server.js';
 import { type HttpAnswer, http, tempDir } from './helpers.js';
 
 export const PG_URL = process.env.EFR_TEST_PG ? (/^postgres(ql)?:\/\//.test(process.env.EFR_TEST_PG) ? process.env.EFR_TEST_PG : 'postgres://postgres@127.0.0.1:5432/postgres') : undefined;
@@ -18,6 +18,8 @@ export const STORE_NAME = PG_URL ? 'PostgreSQL' : 'SQLite';
 
 export interface TestPortal extends RunningPortal {
   dataDir: string;
+  /** the PostgreSQL URL of its schema (to start it again on the same database) */
+  dbUrl?: string;
   rootId: number;
   admin: { clientId: string; clientSecret: string; token: string };
   /** a request with a bearer token (the admin's unless another is given; null: none) */
@@ -30,20 +32,21 @@ export interface TestPortal extends RunningPortal {
   stop(): Promise<void>;
 }
 
-export async function startTestPortal(options: { clock?: Clock } = {}): Promise<TestPortal> {
+export async function startTestPortal(options: { clock?: Clock; /** PostgreSQL even without EFR_TEST_PG */ pgUrl?: string; portal?: Pick<PortalOptions, 'silentAfterMs' | 'escalateAfterMs' | 'smtpUrl' | 'mailFrom' | 'schedulerIntervalMs'> } = {}): Promise<TestPortal> {
   const dataDir = tempDir('efr-portal-');
   let schema: string | undefined;
   let dbUrl: string | undefined;
-  if (PG_URL) {
+  const pgUrl = options.pgUrl ?? PG_URL;
+  if (pgUrl) {
     schema = `portal_test_${randomBytes(6).toString('hex')}`;
-    const c = new pg.Client({ connectionString: PG_URL });
+    const c = new pg.Client({ connectionString: pgUrl });
     await c.connect();
     await c.query(`CREATE SCHEMA ${schema}`);
     await c.end();
-    dbUrl = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
+    dbUrl = `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
   }
   const clock = options.clock ?? systemClock;
-  const portal = await startPortal({ port: 0, host: '127.0.0.1', dataDir, log: false, clock, ...(dbUrl ? { dbUrl } : {}) });
+  const portal = await startPortal({ port: 0, host: '127.0.0.1', dataDir, log: false, clock, ...options.portal, ...(dbUrl ? { dbUrl } : {}) });
   const init = await initPortal(portal.store, clock);
   const call: TestPortal['call'] = (method, path, body, token, headers = {}) => {
     const auth: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token ?? admin.token}` };
@@ -59,6 +62,7 @@ export async function startTestPortal(options: { clock?: Clock } = {}): Promise<
   return {
     ...portal,
     dataDir,
+    ...(dbUrl ? { dbUrl } : {}),
     rootId: init.organization.id,
     admin,
     call,
@@ -74,8 +78,8 @@ export async function startTestPortal(options: { clock?: Clock } = {}): Promise<
     async stop() {
       await portal.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (schema && PG_URL) {
-        const c = new pg.Client({ connectionString: PG_URL });
+      if (schema && pgUrl) {
+        const c = new pg.Client({ connectionString: pgUrl });
         await c.connect();
         await c.query(`DROP SCHEMA ${schema} CASCADE`);
         await c.end();

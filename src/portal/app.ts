@@ -9,10 +9,12 @@ import type { PortalContext } from './context.js';
 import { PortalError, invalid, sendFailure } from './envelope.js';
 import { authRoutes } from './routes/auth.js';
 import { companyExtraRoutes } from './routes/companies-extra.js';
+import { companyApiKeyRoutes } from './routes/company-api-keys.js';
 import { docsRoutes } from './routes/docs.js';
 import { entityRoutes } from './routes/entities.js';
 import { registerRoutes } from './routes/registers.js';
 import { recorderRoutes } from './routes/recorder.js';
+import { receiptRoutes } from './routes/receipts.js';
 import { StoreBadQuery, StoreReferenceMissing, StoreUnavailable } from './store/types.js';
 import { coerceUrlValues } from './validation/coerce-url-values.js';
 import { type SchemaError, issuesOfSchemaErrors, unstorableIssues } from './validation/schema-issues.js';
@@ -110,8 +112,10 @@ export async function buildPortalApp(ctx: PortalContext, logger?: FastifyBaseLog
   authRoutes(app, ctx);
   entityRoutes(app, ctx);
   companyExtraRoutes(app, ctx);
+  companyApiKeyRoutes(app, ctx);
   registerRoutes(app, ctx);
   recorderRoutes(app, ctx);
+  receiptRoutes(app, ctx);
   docsRoutes(app);
   return app;
 }

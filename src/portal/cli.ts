@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../shared/clock.js';
 import { AlreadyInitialised, initPortal } from './init.js';
+import { notificationOptions } from './notifications/options.js';
 import { DEFAULT_PORTAL_PORT, startPortal } from './server.js';
 import { openPortalStore } from './store/open.js';
 
@@ -17,7 +18,10 @@ export async function portalCommand(args: string[]): Promise<number | undefined>
   const init = args[0] === 'init';
   const { values } = parseArgs({
     args: init ? args.slice(1) : args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, db: { type: 'string' }, name: { type: 'string' } },
+    options: {
+      port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, db: { type: 'string' }, name: { type: 'string' },
+      'silent-after': { type: 'string' }, 'escalate-after': { type: 'string' }, 'smtp-url': { type: 'string' }, 'mail-from': { type: 'string' },
+    },
     strict: true,
   });
   const dataDir = resolve(values.data ?? process.env.EFR_DATA ?? 'data');
@@ -48,7 +52,7 @@ export async function portalCommand(args: string[]): Promise<number | undefined>
   const portText = values.port ?? process.env.EFR_PORTAL_PORT ?? String(DEFAULT_PORTAL_PORT);
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
-  const portal = await startPortal({ port, dataDir, ...(dbUrl ? { dbUrl } : {}), ...(values.host ? { host: values.host } : {}) });
+  const portal = await startPortal({ port, dataDir, ...(dbUrl ? { dbUrl } : {}), ...(values.host ? { host: values.host } : {}), ...notificationOptions(values) });
   process.stdout.write(`efr portal listening on ${portal.url} (data ${dataDir}${dbUrl ? ', PostgreSQL' : ''}); reference ${portal.url}/docs\n`);
   const stop = (signal: string): void => {
     process.stdout.write(`efr portal: ${signal}, closing\n`);

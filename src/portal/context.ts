@@ -2,6 +2,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../shared/clock.js';
 import type { TokenIssuer } from './auth/tokens.js';
+import type { Notifier } from './notifications/notifier.js';
 import type { PortalStore } from './store/types.js';
 
 export interface PortalContext {
@@ -10,4 +11,6 @@ export interface PortalContext {
   tokens: TokenIssuer;
   dataDir: string;
   log?: FastifyBaseLogger;
+  /** notification settings and mail (absent: default periods, no mail) */
+  notifier?: Notifier;
 }

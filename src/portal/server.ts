@@ -11,6 +11,8 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { buildPortalApp } from './app.js';
 import { TokenIssuer, loadTokenKey } from './auth/tokens.js';
 import type { PortalContext } from './context.js';
+import { createMailer } from './notifications/mailer.js';
+import { DEFAULT_ESCALATE_AFTER_MS, DEFAULT_SILENT_AFTER_MS, Notifier } from './notifications/notifier.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import { openPortalStore } from './store/open.js';
 import type { PortalStore } from './store/types.js';
@@ -27,6 +29,14 @@ export interface PortalOptions {
   /** false: no log file (tests) */
   log?: boolean;
   schedulerIntervalMs?: number;
+  /** a register not heard from for this long is REGISTER_SILENT (default 24 h; PORTAL_SILENT_AFTER) */
+  silentAfterMs?: number;
+  /** an open notification is escalated after this long (default 24 h; PORTAL_ESCALATE_AFTER) */
+  escalateAfterMs?: number;
+  /** notification mail by SMTP (smtp://127.0.0.1:25; PORTAL_SMTP_URL); absent: .eml files in <data>/portal/outbox/ */
+  smtpUrl?: string;
+  /** sender of notification mail (PORTAL_MAIL_FROM) */
+  mailFrom?: string;
 }
 
 export interface RunningPortal {
@@ -52,7 +62,9 @@ export async function startPortal(options: PortalOptions): Promise<RunningPortal
   let app: FastifyInstance | undefined;
   try {
     await store.migrate();
-    const context: PortalContext = { store, clock, tokens: new TokenIssuer(loadTokenKey(options.dataDir), clock), dataDir: options.dataDir, ...(logger ? { log: logger } : {}) };
+    const mailer = createMailer({ outboxDir: join(options.dataDir, 'portal', 'outbox'), ...(options.smtpUrl ? { smtpUrl: options.smtpUrl } : {}), ...(options.mailFrom ? { from: options.mailFrom } : {}) });
+    const notifier = new Notifier({ silentAfterMs: options.silentAfterMs ?? DEFAULT_SILENT_AFTER_MS, escalateAfterMs: options.escalateAfterMs ?? DEFAULT_ESCALATE_AFTER_MS }, mailer, logger);
+    const context: PortalContext = { store, clock, tokens: new TokenIssuer(loadTokenKey(options.dataDir), clock), dataDir: options.dataDir, notifier, ...(logger ? { log: logger } : {}) };
     app = await buildPortalApp(context, logger);
     await app.listen({ port: options.port ?? DEFAULT_PORTAL_PORT, host: options.host ?? '0.0.0.0' });
     const scheduler = startScheduler(context, options.schedulerIntervalMs, logger);
@@ -71,6 +83,7 @@ export async function startPortal(options: PortalOptions): Promise<RunningPortal
         closing ??= (async () => {
           await scheduler.stop();
           await running.close();
+          await notifier.close();
           await store.close();
           pinoLogger?.flush();
         })();

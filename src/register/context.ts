@@ -9,6 +9,7 @@ import type { TlsRuntime } from './security/tls-runtime.js';
 import type { CloudSettings } from './security/tokens.js';
 import type { ServiceControl } from './maintenance/service-control.js';
 import type { Recorder } from './recorder/recorder.js';
+import type { EventReporter } from './recorder/events.js';
 
 export interface ServiceContext {
   dataDir: string;
@@ -27,10 +28,14 @@ export interface ServiceContext {
   listenerSettingsChanged?: () => void;
   /** cloud mode (bearer tokens, issue 8 point 1): token lifetimes; absent on a local instance */
   cloud?: CloudSettings;
+  /** the most POS installations (registers other than def) this instance serves; absent: no limit (register-limit.ts) */
+  maxPos?: number;
   /** restart and stop of the running service (issue 9 point 5); absent when the app runs without a server (tests with inject) */
   control?: ServiceControl;
   /** set (to the RN being restored) while a restore writes into the instance: nothing is sealed meanwhile (#BACKUP_BUSY) */
   restoring?: string;
   /** activation at the portal and the journal archive (issue 11 points 1 and 2); absent without a running service */
   recorder?: Recorder;
+  /** events reported to the portal (issue 11 point 4: TSE failure and activation, disk nearly full); absent without a running service */
+  events?: EventReporter;
 }

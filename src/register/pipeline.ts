@@ -3,6 +3,7 @@
  * (decode, normalize, validate, classify, fiscalize, journal, respond).
  * Routes, the file interface and UDP only adapt their input and output to it.
  */
+import { assertRegisterRoom } from './register-limit.js';
 import { type Lang, FiscalError } from '../shared/errors.js';
 import { contentHashes } from '../shared/canonical.js';
 import { type Doc, type Format, type Obj, bodyFormat, decodeBody, isObj, responseFormat, str } from './codec/index.js';
@@ -17,6 +18,8 @@ import type { JournalRecord, RecordType, RegisterState, TransactionType } from '
 import { StaleAttempt } from './journal/group-commit.js';
 import { type CachedResponse, type Register, initialState } from './registers.js';
 import { fisQrImage } from './render/qr/fis-qr.js';
+import { withDocumentHandle } from './recorder/tra-dh.js';
+import { fiscalStateEvents } from './recorder/events.js';
 import type { Lease } from './key-locks.js';
 import { type References, loadReferences, stale } from './originals.js';
 import { type ZAccumulator, addToTotals, addToZ, closeZ, emptyZ, totalsTags } from './closing/z-report.js';
@@ -114,6 +117,8 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   reg.last.delete(prepared.type);
   reg.last.delete('any');
   prepared.apply?.(state, sq, data);
+  // the TSE initialized, failing or answering again: reported to the portal once the record is committed
+  const fiscalEvents = ctx.events ? fiscalStateEvents(counters.country, state.country) : [];
   const committed = ctx.committer.submit(record);
   const entry = committed.catch(() => undefined);
   reg.pending.set(sq, entry);
@@ -123,7 +128,9 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   if (ref) reg.pendingRef.set(ref, sq);
   if (resume) reg.pendingResume.set(resume, sq);
   const done = committed.then(
-    () => undefined,
+    () => {
+      if (fiscalEvents.length > 0) ctx.events?.fiscalStateChanged(state.rn, fiscalEvents);
+    },
     (e: unknown) => {
       if (e instanceof StaleAttempt) throw e;
       throw new FiscalError(isDiskFull(e) ? '#DISK_FULL' : '#JOURNAL');
@@ -543,6 +550,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
     if (!ctx.registers.get(rn)) {
       checkBeforeCreating(ctx, rn, doc);
       assertDiskRoom(ctx);
+      await assertRegisterRoom(ctx, rn);
     }
     const reg = await ctx.registers.getOrCreate(rn);
     lang = ctx.registers.lang(reg);
@@ -556,9 +564,10 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
     const fisQr = settings.raw.get('fis_qr');
     if (outcome.duplicate) {
       const sq = str(outcome.sealed.data, 'SQ') ?? '';
-      return reply(format, withFisQr(answerOf(outcome.sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] }), fisQr));
+      const duplicate = answerOf(outcome.sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] });
+      return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, duplicate, outcome.sealed), fisQr));
     }
-    return reply(format, withFisQr(remember(reg, doc.root as RecordType, outcome.sealed), fisQr));
+    return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, remember(reg, doc.root as RecordType, outcome.sealed), outcome.sealed), fisQr));
   } catch (e) {
     return failureReply(format, root, failureOf(e, lang), respond200);
   }

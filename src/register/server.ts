@@ -17,12 +17,14 @@ import { loadOrCreateSigner } from './security/signer.js';
 import { openTls, tlsServerOptions } from './security/tls-runtime.js';
 import { Listener, listenTarget } from './listener.js';
 import { type CloudOptions, cloudSettingsOf } from './security/tokens.js';
+import { maxPosOf } from './register-limit.js';
 import { runScheduled } from './fiscal/de/schedule.js';
 import { moduleFor } from './fiscal/registry.js';
 import { startInterfaces } from './interfaces/start.js';
 import { openServiceLog } from './logs/service-log.js';
 import { ServiceControl, type Stopped, httpServerDisabled } from './maintenance/service-control.js';
 import { Recorder, recorderOptionsOf } from './recorder/recorder.js';
+import { EventReporter, eventReporterOptionsOf } from './recorder/events.js';
 
 /** Tells each register's country module that the service starts or stops (journaled where a law wants it). */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
@@ -109,6 +111,8 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const env = options.env ?? process.env;
   const ctx = await openContext(options.dataDir, options.clock, env, options.db ?? env.EFR_DB);
   if (cloud) ctx.cloud = cloud;
+  const maxPos = maxPosOf(env, cloud !== undefined);
+  if (maxPos !== undefined) ctx.maxPos = maxPos;
   let logger: pino.Logger | undefined;
   if (options.log !== false) {
     const logDir = join(options.dataDir, 'log');
@@ -158,6 +162,10 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const recorder = new Recorder(ctx, recorderOptionsOf(env), logger);
   ctx.recorder = recorder;
   await recorder.start();
+  // events for the portal's notifications (TSE activated or failing, disk nearly full): a durable queue of its own
+  const events = new EventReporter(ctx, eventReporterOptionsOf(env), logger);
+  ctx.events = events;
+  events.start();
   const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
   daily.unref();
   let closed = false;
@@ -178,6 +186,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       clearInterval(daily);
       control.dispose();
       await recorder.close();
+      await events.close();
       // no new connections; the requests in flight are answered first
       await listener.close();
       await interfaces.close();

@@ -238,6 +238,15 @@ const defs = {
       nl: '{field} is verplicht in elk verzoek aan deze instantie (profiel RN_TT is true)',
     },
   },
+  '#REGISTER_LIMIT': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Register {value} cannot be added: this instance serves at most {limit} POS installations',
+      de: 'Die Kasse {value} kann nicht hinzugefügt werden: diese Instanz bedient höchstens {limit} Kassen',
+      fr: 'La caisse {value} ne peut pas être ajoutée : cette instance sert au plus {limit} caisses',
+      nl: 'Kassa {value} kan niet worden toegevoegd: deze instantie bedient hoogstens {limit} kassa\'s',
+    },
+  },
   '#UNKNOWN_REGISTER': {
     rc: 'BAD', status: 404,
     msg: {

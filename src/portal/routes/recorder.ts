@@ -8,6 +8,7 @@ import type { PortalContext } from '../context.js';
 import { okEnvelope } from '../envelope.js';
 import { type ActivationRequest, type IncomingRecord, activate, archive, instanceOf } from '../services/recorder.js';
 import { errorResponses } from './responses.js';
+import { EventsBody, type ReportedEvent, reportEvents } from '../notifications/instance-events.js';
 
 const ActivateBody = {
   type: 'object',
@@ -21,6 +22,7 @@ const ActivateBody = {
     versionNumber: { type: 'string', maxLength: 100 },
     isCloudEFR: { type: 'boolean' },
     countryCode: { type: 'string', maxLength: 2 },
+    registerHandle: { type: 'string', pattern: '^[A-Z2-7]{16}$' },
   },
 } as const;
 
@@ -40,6 +42,8 @@ const ArchiveBody = {
           data: { type: 'string', minLength: 2 },
           hash: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
           d: { type: 'string', maxLength: 64 },
+          th: { type: 'string', pattern: '^[A-Z2-7]{5}$' },
+          sig: { type: 'string', maxLength: 4096, pattern: '^[A-Za-z0-9+/]*={0,2}$' },
         },
       },
     },
@@ -62,6 +66,15 @@ export function recorderRoutes(app: FastifyInstance, ctx: PortalContext): void {
   }, async (req) => {
     const instance = await instanceOf(ctx, req.headers.authorization);
     const outcome = await archive(ctx, instance.registerNumber, (req.body as { records: IncomingRecord[] }).records);
+    return okEnvelope({ registerNumber: instance.registerNumber, ...outcome });
+  });
+
+  app.post('/api/v1/recorder/events', {
+    config: { publicRoute: true },
+    schema: { tags: ['Recorder'], operationId: 'recorder_events', summary: 'Report events of the activated register (TSE failure, TSE activated, disk nearly full, ...)', description: 'Bearer: the instance credential. Events in the order seen; each raises, repeats or closes a notification of the register (mailed to the contacts of the matching type).', body: EventsBody, response: errorResponses },
+  }, async (req) => {
+    const instance = await instanceOf(ctx, req.headers.authorization);
+    const outcome = await reportEvents(ctx, instance, (req.body as { events: ReportedEvent[] }).events);
     return okEnvelope({ registerNumber: instance.registerNumber, ...outcome });
   });
 }

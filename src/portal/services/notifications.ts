@@ -19,6 +19,8 @@ export interface NotificationView {
   companyId: number;
   companyName: string;
   currentLevel: number;
+  /** null while the condition lasts; a notice (TSE_ACTIVATED) is closed when raised */
+  closedAt: string | null;
 }
 
 export function textFor(n: Notification, languageCode: string): { short: string; long: string } {
@@ -43,6 +45,7 @@ export async function listNotifications(ctx: PortalContext, caller: Caller, comp
       companyId: n.companyId,
       companyName: company.name,
       currentLevel: n.level,
+      closedAt: n.closedAt,
     };
   });
 }

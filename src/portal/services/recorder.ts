@@ -10,9 +10,11 @@
  * the same and refused (409) when it differs.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { transactionHandle } from '../../register/render/qr/document-handle.js';
 import type { PortalContext } from '../context.js';
 import { PortalError } from '../envelope.js';
-import type { ArchivedRecord, Entity, Register } from '../store/types.js';
+import { heardFrom } from '../notifications/lifecycle.js';
+import type { ArchivedRecord, Entity, InstanceCredential, Register } from '../store/types.js';
 
 export const GENESIS = '0'.repeat(64);
 /** The separator of a company badge with location and terminal appended: `K7QX-M3RA-9TZW/Shop-1/POS-2`. */
@@ -27,6 +29,8 @@ export interface ActivationRequest {
   versionNumber?: string;
   isCloudEFR?: boolean;
   countryCode?: string;
+  /** digital receipts: the instance's register handle of this register (16 characters A-Z, 2-7) */
+  registerHandle?: string;
 }
 
 export interface Activation {
@@ -74,7 +78,7 @@ function put(target: Record<string, string>, key: string, value: string | null):
 }
 
 /** Name and address of an entity as a Cfg part (Cmp, Loc) has them; empty values left out. */
-function cfgPartOf(e: { name: string; address: string | null; zip: string | null; city: string | null; countryCode: string | null }): Record<string, string> {
+export function cfgPartOf(e: { name: string; address: string | null; zip: string | null; city: string | null; countryCode: string | null }): Record<string, string> {
   const part: Record<string, string> = {};
   put(part, 'Nam', e.name);
   put(part, 'Adr', e.address);
@@ -82,6 +86,15 @@ function cfgPartOf(e: { name: string; address: string | null; zip: string | null
   put(part, 'City', e.city);
   put(part, 'Ctry', e.countryCode);
   return part;
+}
+
+/** A register handle already bound to another register is refused (two instances never share one). */
+async function checkRegisterHandle(ctx: PortalContext, handle: string | undefined, registerNumber: string): Promise<void> {
+  if (!handle) return;
+  const bound = await ctx.store.registerOfHandle(handle);
+  if (bound !== undefined && bound !== registerNumber) {
+    throw new PortalError('CONFLICT', {}, [{ field: 'registerHandle', key: 'format', params: { format: 'a register handle not used for another register' } }]);
+  }
 }
 
 export async function activate(ctx: PortalContext, req: ActivationRequest): Promise<Activation> {
@@ -104,6 +117,7 @@ export async function activate(ctx: PortalContext, req: ActivationRequest): Prom
   if (existing && (existing.state === 'Discharged' || existing.state === 'Deactivated')) {
     throw new PortalError('INVALID_STATE', { detail: `register ${registerNumber} is ${existing.state}` });
   }
+  await checkRegisterHandle(ctx, req.registerHandle, registerNumber);
   const register = await ctx.store.putRegister({
     registerNumber,
     companyId: company.id,
@@ -119,8 +133,10 @@ export async function activate(ctx: PortalContext, req: ActivationRequest): Prom
     isCloudEFR: req.isCloudEFR ?? existing?.isCloudEFR ?? false,
     dischargeAfter: existing?.dischargeAfter ?? null,
   }, now);
+  if (req.registerHandle) await ctx.store.putRegisterHandle({ handle: req.registerHandle, registerNumber, createdAt: now.toISOString() });
   const token = randomBytes(32).toString('base64url');
   await ctx.store.putInstanceCredential({ tokenHash: tokenHash(token), registerNumber, companyId: company.id, badge: req.badge.trim(), createdAt: now.toISOString() });
+  await heardFrom(ctx, registerNumber);
   const cmp = cfgPartOf(company);
   put(cmp, 'TaxId', company.taxId);
   const cfg: Record<string, Record<string, string>> = { Cmp: cmp };
@@ -140,6 +156,10 @@ export interface IncomingRecord {
   data: string;
   hash: string;
   d?: string;
+  /** digital receipts: the transaction handle of a receipt (5 characters A-Z, 2-7) */
+  th?: string;
+  /** digital receipts: the receipt's journal signature, base64 */
+  sig?: string;
 }
 
 function chainHash(prevHex: string, data: string): string {
@@ -164,11 +184,25 @@ function esrOf(data: string): { tl?: string; tt?: string } {
   }
 }
 
+/**
+ * A receipt's transaction handle is made from its signature (else from its hash, src/register/render/qr/
+ * document-handle.ts): one that does not match what came with it is refused, as a broken hash is.
+ */
+function checkTransactionHandle(r: IncomingRecord, i: number): void {
+  if (r.th === undefined) return;
+  const sig = r.sig !== undefined ? Buffer.from(r.sig, 'base64') : Buffer.alloc(0);
+  if (transactionHandle({ sig, hash: Buffer.from(r.hash, 'hex') }) !== r.th) {
+    throw bad(`records.${i}.th`, `the transaction handle of SQ ${r.sq} made from its signature`);
+  }
+}
+
 /** Authenticates an instance by its credential; 401 when unknown. */
-export async function instanceOf(ctx: PortalContext, authorization: string | undefined): Promise<{ registerNumber: string; companyId: number }> {
+export async function instanceOf(ctx: PortalContext, authorization: string | undefined): Promise<InstanceCredential> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   const credential = m?.[1] ? await ctx.store.instanceCredential(tokenHash(m[1])) : undefined;
   if (!credential) throw new PortalError('UNAUTHORIZED', { detail: 'no valid instance credential (activate with the badge first)' });
+  // any call of the instance counts as contact (REGISTER_SILENT)
+  await heardFrom(ctx, credential.registerNumber);
   return credential;
 }
 
@@ -189,6 +223,7 @@ export async function archive(ctx: PortalContext, registerNumber: string, record
     if (prev !== undefined && chainHash(prev, r.data) !== r.hash.toLowerCase()) {
       throw bad(`records.${i}.hash`, `the hash of SQ ${r.sq} does not follow the chain`);
     }
+    checkTransactionHandle(r, i);
     const known = stored.get(r.sq);
     if (known) {
       if (known.hash !== r.hash.toLowerCase() || known.data !== r.data) {
@@ -197,7 +232,7 @@ export async function archive(ctx: PortalContext, registerNumber: string, record
       }
       repeated += 1;
     } else {
-      fresh.push({ registerNumber, sq: r.sq, data: r.data, hash: r.hash.toLowerCase(), d: r.d ?? null });
+      fresh.push({ registerNumber, sq: r.sq, data: r.data, hash: r.hash.toLowerCase(), d: r.d ?? null, ...(r.th !== undefined ? { th: r.th } : {}), ...(r.sig !== undefined ? { sig: r.sig } : {}) });
     }
     prev = r.hash.toLowerCase();
   });

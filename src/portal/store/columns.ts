@@ -11,7 +11,7 @@ export const REGISTER_SELECT = [
 ].map((c) => `r.${c}`).join(', ');
 
 export const CONTACT_SELECT = 'id, company_id, contact_name, email_address, contact_type, language_code, email_address_verification, created_at';
-export const NOTIFICATION_SELECT = 'id, register_number, company_id, event_code, level, texts, initial_timestamp';
+export const NOTIFICATION_SELECT = 'id, register_number, company_id, event_code, level, texts, initial_timestamp, raised_at, closed_at';
 export const CLIENT_SELECT = 'client_id, name, secret_hash, created_at, revoked_at';
 
 /** countryProperties and notification texts are stored as JSON; what comes back is checked, not trusted blindly. */

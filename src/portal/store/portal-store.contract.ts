@@ -583,7 +583,7 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       const texts = { en: { short: 'TSE activated', long: 'CurrentLevel 1, CompanyType A' }, de: { short: 'TSE aktiviert', long: 'Stufe 1' } };
       const n1 = await s.addNotification({ registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'TSE_ACTIVATED', level: 1, texts, initialTimestamp: iso(5) });
       assert.ok(n1.id >= 2);
-      assert.deepEqual(n1, { registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'TSE_ACTIVATED', level: 1, texts, initialTimestamp: iso(5), id: n1.id });
+      assert.deepEqual(n1, { registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'TSE_ACTIVATED', level: 1, texts, initialTimestamp: iso(5), raisedAt: iso(5), closedAt: null, id: n1.id });
       const n2 = await s.addNotification({ registerNumber: 'ATU2-R1', companyId: t.C2.id, eventCode: 'NO_CONNECTION', level: 3, texts: { en: { short: 's', long: 'l' } }, initialTimestamp: iso(9) });
       const n3 = await s.addNotification({ registerNumber: 'DE3-R1', companyId: t.C3.id, eventCode: 'X', level: 2, texts: {}, initialTimestamp: iso(7) });
       const n4 = await s.addNotification({ registerNumber: 'ATU1-R2', companyId: t.C1.id, eventCode: 'Y', level: 2, texts: {}, initialTimestamp: '2026-03-01T11:05:00+01:00' });
@@ -592,7 +592,55 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       assert.deepEqual(await s.listNotifications([t.C3.id]), [n3]);
       assert.deepEqual(await s.listNotifications([]), []);
       assert.deepEqual(await s.listNotifications([t.C4.id]), []);
-      await rejectsWith(s.addNotification({ ...n3, companyId: 9999 }), StoreReferenceMissing, 'companyId');
+      await rejectsWith(s.addNotification({ ...n3, eventCode: 'Z', companyId: 9999 }), StoreReferenceMissing, 'companyId');
+    }));
+
+    test('notifications: one open per register and event code, escalated, closed, then raised anew', withStore(async (s) => {
+      const t = await tree(s);
+      const texts = { en: { short: 'silent', long: 'CurrentLevel: 1' } };
+      const n = await s.addNotification({ registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'REGISTER_SILENT', level: 1, texts, initialTimestamp: iso(1) });
+      assert.equal(n.closedAt, null);
+      assert.equal(n.raisedAt, iso(1));
+      await rejectsWith(s.addNotification({ registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'REGISTER_SILENT', level: 1, texts, initialTimestamp: iso(2) }), StoreConflict, 'eventCode');
+      const other = await s.addNotification({ registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'TSE_FAILURE', level: 2, texts, initialTimestamp: iso(3) });
+      const closedAtOnce = await s.addNotification({ registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'TSE_ACTIVATED', level: 1, texts, initialTimestamp: iso(4), closedAt: iso(4) });
+      assert.equal(closedAtOnce.closedAt, iso(4));
+      await s.addNotification({ registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'TSE_ACTIVATED', level: 1, texts, initialTimestamp: iso(5), closedAt: '2026-03-01T11:05:00+01:00' });
+      assert.deepEqual(await s.openNotification('ATU1-R1', 'REGISTER_SILENT'), n);
+      assert.equal(await s.openNotification('ATU1-R1', 'TSE_ACTIVATED'), undefined, 'closed ones are not open');
+      assert.equal(await s.openNotification('ATU1-R2', 'REGISTER_SILENT'), undefined);
+      assert.deepEqual((await s.openNotifications()).map((x) => x.id), [n.id, other.id], 'oldest raise first');
+      const texts2 = { en: { short: 'silent', long: 'CurrentLevel: 2' }, de: { short: 'still', long: 'CurrentLevel: 2' } };
+      const up = await s.escalateNotification(n.id, { level: 2, texts: texts2, raisedAt: iso(30) });
+      assert.deepEqual(up, { ...n, level: 2, texts: texts2, raisedAt: iso(30) }, 'initialTimestamp kept');
+      assert.deepEqual((await s.openNotifications()).map((x) => x.id), [other.id, n.id]);
+      const closed = await s.closeNotification('ATU1-R1', 'REGISTER_SILENT', iso(40));
+      assert.deepEqual(closed, { ...n, level: 2, texts: texts2, raisedAt: iso(30), closedAt: iso(40) });
+      assert.equal(await s.closeNotification('ATU1-R1', 'REGISTER_SILENT', iso(41)), undefined, 'nothing open to close');
+      assert.equal(await s.escalateNotification(n.id, { level: 3, texts, raisedAt: iso(42) }), undefined, 'a closed one is not escalated');
+      const again = await s.addNotification({ registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'REGISTER_SILENT', level: 1, texts, initialTimestamp: iso(50) });
+      assert.notEqual(again.id, n.id);
+      const listed = await s.listNotifications([t.C1.id]);
+      assert.equal(listed.length, 5, 'closed ones stay listed');
+      assert.deepEqual(listed.find((x) => x.id === n.id)?.closedAt, iso(40));
+    }));
+
+    test('last contact of registers: the latest time kept; silent Productive and Test registers found', withStore(async (s) => {
+      const t = await tree(s);
+      const r = await registers(s, t);
+      assert.deepEqual(await s.silentRegisters(iso(100)), [], 'no contact recorded: not listed');
+      await s.touchRegister(r.R1.registerNumber, iso(10));
+      await s.touchRegister(r.R1.registerNumber, iso(20));
+      await s.touchRegister(r.R1.registerNumber, iso(15));
+      await s.touchRegister(r.R3.registerNumber, '2026-03-01T11:05:00+01:00');
+      await s.touchRegister(r.R4.registerNumber, iso(1));
+      await s.touchRegister('unknown-register', iso(1));
+      assert.deepEqual(await s.silentRegisters(iso(20)), [{ registerNumber: r.R3.registerNumber, companyId: t.C1.id, lastContactAt: iso(5) }],
+        'R1 was heard from at 20 (not before 20); R4 is Discharged; an unknown register is not listed');
+      assert.deepEqual(await s.silentRegisters(iso(21)), [
+        { registerNumber: r.R3.registerNumber, companyId: t.C1.id, lastContactAt: iso(5) },
+        { registerNumber: r.R1.registerNumber, companyId: t.C1.id, lastContactAt: iso(20) },
+      ]);
     }));
 
     test('API clients and grants', withStore(async (s) => {
@@ -637,6 +685,58 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       assert.deepEqual(await s.archivedRecords('other', 1, 10), []);
       assert.equal(await s.recordFirstUse(rn, '2026-03-01'), '2026-03-01');
       assert.equal(await s.recordFirstUse(rn, '2026-03-02'), '2026-03-01', 'the first day is kept');
+    }));
+
+    test('cloud API keys: stored with the secret digest only, listed per company oldest first, revoked once and kept', withStore(async (s) => {
+      const t = await tree(s);
+      const k1 = { apiKey: 'ck_AAAAAAAAAAAAAAAA', companyId: t.C1.id, secretHash: 'a'.repeat(64), name: 'till', createdAt: iso(2), revokedAt: null };
+      const k2 = { apiKey: 'ck_BBBBBBBBBBBBBBBB', companyId: t.C1.id, secretHash: 'b'.repeat(64), name: null, createdAt: '2026-03-01T11:01:00+01:00', revokedAt: null };
+      const k3 = { apiKey: 'ck_CCCCCCCCCCCCCCCC', companyId: t.C2.id, secretHash: 'c'.repeat(64), name: 'other', createdAt: iso(3), revokedAt: null };
+      await s.createCompanyApiKey(k1);
+      await s.createCompanyApiKey(k2);
+      await s.createCompanyApiKey(k3);
+      assert.deepEqual(await s.getCompanyApiKey(k1.apiKey), k1);
+      assert.deepEqual(await s.getCompanyApiKey(k2.apiKey), { ...k2, createdAt: iso(1) }, 'times normalized to UTC');
+      assert.equal(await s.getCompanyApiKey('ck_aaaaaaaaaaaaaaaa'), undefined, 'key ids are case-sensitive');
+      assert.deepEqual((await s.listCompanyApiKeys(t.C1.id)).map((k) => k.apiKey), [k2.apiKey, k1.apiKey], 'oldest first, only the company\'s');
+      assert.deepEqual(await s.listCompanyApiKeys(t.C4.id), []);
+      await rejectsWith(s.createCompanyApiKey({ ...k1, companyId: t.C2.id }), StoreConflict, 'apiKey');
+      await rejectsWith(s.createCompanyApiKey({ ...k1, apiKey: 'ck_DDDDDDDDDDDDDDDD', companyId: 9999 }), StoreReferenceMissing, 'companyId');
+      assert.deepEqual(await s.revokeCompanyApiKey(k1.apiKey, iso(5)), { ...k1, revokedAt: iso(5) });
+      assert.deepEqual(await s.revokeCompanyApiKey(k1.apiKey, iso(9)), { ...k1, revokedAt: iso(5) }, 'the first revocation time is kept');
+      assert.equal(await s.revokeCompanyApiKey('ck_EEEEEEEEEEEEEEEE', iso(5)), undefined);
+      assert.deepEqual(await s.listCompanyApiKeys(t.C1.id), [{ ...k2, createdAt: iso(1) }, { ...k1, revokedAt: iso(5) }], 'a revoked key stays listed');
+      assert.deepEqual(await s.getCompanyApiKey(k3.apiKey), k3, 'another company\'s key untouched');
+    }));
+
+    test('digital receipts: register handles bound once, archived receipts found by (register, th)', withStore(async (s) => {
+      const rn = 'ATU12345678$GRABEN-1_1';
+      const other = 'ATU12345678$GRABEN-1_2';
+      assert.equal(await s.registerOfHandle('ABCDEFGHIJKLMNOP'), undefined);
+      assert.equal(await s.putRegisterHandle({ handle: 'ABCDEFGHIJKLMNOP', registerNumber: rn, createdAt: iso(1) }), rn);
+      assert.equal(await s.putRegisterHandle({ handle: 'ABCDEFGHIJKLMNOP', registerNumber: rn, createdAt: iso(2) }), rn, 'the same binding again');
+      assert.equal(await s.putRegisterHandle({ handle: 'ABCDEFGHIJKLMNOP', registerNumber: other, createdAt: iso(3) }), rn, 'a bound handle keeps its register');
+      assert.equal(await s.putRegisterHandle({ handle: 'QRSTUVWXYZ234567', registerNumber: rn, createdAt: iso(4) }), rn, 'a register may have several handles');
+      assert.equal(await s.registerOfHandle('ABCDEFGHIJKLMNOP'), rn);
+      assert.equal(await s.registerOfHandle('QRSTUVWXYZ234567'), rn);
+      assert.equal(await s.registerOfHandle('abcdefghijklmnop'), undefined, 'handles are case-sensitive');
+      const rec = (registerNumber: string, sq: number, th?: string, sig?: string) =>
+        ({ registerNumber, sq, data: `{"SQ":"${sq}"}`, hash: String(sq).padStart(64, '0'), d: null, ...(th !== undefined ? { th } : {}), ...(sig !== undefined ? { sig } : {}) });
+      await s.archiveRecords([rec(rn, 1), rec(rn, 2, 'AAAAA', 'c2lnMg=='), rec(rn, 3, 'BBBBB'), rec(rn, 4, 'AAAAA', 'c2lnNA=='), rec(other, 1, 'AAAAA')]);
+      assert.deepEqual(await s.archivedRecordsByTh(rn, 'AAAAA'), [rec(rn, 2, 'AAAAA', 'c2lnMg=='), rec(rn, 4, 'AAAAA', 'c2lnNA==')], 'both receipts sharing a th, in SQ order');
+      assert.deepEqual(await s.archivedRecordsByTh(rn, 'BBBBB'), [rec(rn, 3, 'BBBBB')]);
+      assert.deepEqual(await s.archivedRecordsByTh(rn, 'bbbbb'), [], 'transaction handles are case-sensitive');
+      assert.deepEqual(await s.archivedRecordsByTh(rn, 'CCCCC'), []);
+      assert.deepEqual(await s.archivedRecordsByTh(other, 'AAAAA'), [rec(other, 1, 'AAAAA')]);
+      assert.deepEqual(await s.archivedRecords(rn, 1, 2), [rec(rn, 1), rec(rn, 2, 'AAAAA', 'c2lnMg==')], 'th and sig also come with the SQ range');
+      const cfg = (sq: number, name: string) => ({ registerNumber: rn, sq, data: `{"_":"Cfg","SQ":"${sq}","Cfg":{"Cmp":{"Nam":"${name}"}}}`, hash: String(sq).padStart(64, '0'), d: null });
+      await s.archiveRecords([cfg(5, 'First'), rec(rn, 6, 'DDDDD'), cfg(7, 'Second'), rec(rn, 8, 'EEEEE'), rec(other, 9, 'EEEEE')]);
+      assert.equal(await s.archivedCfgBefore(rn, 5), undefined, 'none before the first Cfg');
+      assert.deepEqual(await s.archivedCfgBefore(rn, 6), cfg(5, 'First'));
+      assert.deepEqual(await s.archivedCfgBefore(rn, 7), cfg(5, 'First'), 'before, not at');
+      assert.deepEqual(await s.archivedCfgBefore(rn, 8), cfg(7, 'Second'));
+      assert.deepEqual(await s.archivedCfgBefore(rn, 1_000_000), cfg(7, 'Second'));
+      assert.equal(await s.archivedCfgBefore(other, 1_000_000), undefined, 'only of the register asked for');
     }));
   });
 }

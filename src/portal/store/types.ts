@@ -101,9 +101,20 @@ export interface Notification {
   /** texts per language code (`en`, `de`, ...); the service picks by languageCode */
   texts: Record<string, { short: string; long: string }>;
   initialTimestamp: string;
+  /** when it was last raised or escalated (initialTimestamp at first) */
+  raisedAt: string;
+  /** null while open; at most one open notification per register and eventCode */
+  closedAt: string | null;
 }
 
-export type NewNotification = Omit<Notification, 'id'>;
+export type NewNotification = Omit<Notification, 'id' | 'raisedAt' | 'closedAt'> & { raisedAt?: string; closedAt?: string | null };
+
+/** A register's last contact with the portal (any recorder call of its instance). */
+export interface RegisterContact {
+  registerNumber: string;
+  companyId: number;
+  lastContactAt: string;
+}
 
 /** An API client of the portal: its secret only as a hash (the service decides the hash). */
 export interface ApiClient {
@@ -251,6 +262,31 @@ export interface ArchivedRecord {
   hash: string;
   /** the record's D, when it has one */
   d: string | null;
+  /** digital receipts: the transaction handle of a receipt (5 characters A-Z, 2-7), null for other records */
+  th?: string | null;
+  /** digital receipts: the journal signature of a receipt, base64, when the instance sent it */
+  sig?: string | null;
+}
+
+/**
+ * An API key of a company for its cloud instances (issue 11 point 5): the key id (`ck_` and 16 base64url
+ * characters) is public, the secret is kept only as its SHA-256 (hex). A revoked key is kept for the record.
+ */
+export interface CompanyApiKey {
+  apiKey: string;
+  companyId: number;
+  /** hex SHA-256 of the secret */
+  secretHash: string;
+  name: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** Digital receipts: a register handle (16 characters A-Z, 2-7) an instance activated a register with. */
+export interface RegisterHandle {
+  handle: string;
+  registerNumber: string;
+  createdAt: string;
 }
 
 export interface PortalStore {
@@ -290,6 +326,18 @@ export interface PortalStore {
   addNotification(notification: NewNotification): Promise<Notification>;
   /** Notifications of registers of these companies, newest first. */
   listNotifications(companyIds: readonly number[]): Promise<Notification[]>;
+  /** The open notification of a register for an event code (there is at most one). */
+  openNotification(registerNumber: string, eventCode: string): Promise<Notification | undefined>;
+  /** All open notifications, oldest raise first (the scheduler escalates them). */
+  openNotifications(): Promise<Notification[]>;
+  /** Escalates an open notification: new level and texts, raisedAt; undefined when it is closed or unknown. */
+  escalateNotification(id: number, change: { level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined>;
+  /** Closes the open notification of a register for an event code; answers it, or undefined when none was open. */
+  closeNotification(registerNumber: string, eventCode: string, closedAt: string): Promise<Notification | undefined>;
+  /** Records a contact of a register's instance (keeps the latest time). */
+  touchRegister(registerNumber: string, at: string): Promise<void>;
+  /** Registers (Productive or Test) with a recorded contact, whose last contact is before this time. */
+  silentRegisters(before: string): Promise<RegisterContact[]>;
 
   createClient(client: ApiClient): Promise<void>;
   getClient(clientId: string): Promise<ApiClient | undefined>;
@@ -305,6 +353,25 @@ export interface PortalStore {
   archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]>;
   /** Recorder: records the day (YYYY-MM-DD) a register was first used unless one is recorded; answers the recorded day. */
   recordFirstUse(registerNumber: string, day: string): Promise<string>;
+  /**
+   * Digital receipts: binds a register handle to a register unless the handle is bound already; answers the
+   * register number the handle is bound to (another one than asked when it was bound before).
+   */
+  putRegisterHandle(handle: RegisterHandle): Promise<string>;
+  /** Digital receipts: the register number a register handle is bound to. */
+  registerOfHandle(handle: string): Promise<string | undefined>;
+  /** Digital receipts: the archived records of a register with this transaction handle, in SQ order. */
+  archivedRecordsByTh(registerNumber: string, th: string): Promise<ArchivedRecord[]>;
+  /** Digital receipts: the last archived Cfg record of a register before SQ `beforeSq` (the Cfg in force then). */
+  archivedCfgBefore(registerNumber: string, beforeSq: number): Promise<ArchivedRecord | undefined>;
+
+  /** Cloud API keys: stores a new key (StoreReferenceMissing companyId for an unknown company, StoreConflict apiKey when taken). */
+  createCompanyApiKey(key: CompanyApiKey): Promise<void>;
+  getCompanyApiKey(apiKey: string): Promise<CompanyApiKey | undefined>;
+  /** Cloud API keys of a company, revoked ones too, oldest first. */
+  listCompanyApiKeys(companyId: number): Promise<CompanyApiKey[]>;
+  /** Marks a key revoked at `at` (a revoked key keeps its first time); answers the key, undefined when unknown. */
+  revokeCompanyApiKey(apiKey: string, at: string): Promise<CompanyApiKey | undefined>;
 
   close(): Promise<void>;
 }

@@ -265,6 +265,7 @@ export const NotificationOut = Type.Object({
   companyId: Type.Integer(),
   companyName: Type.String(),
   currentLevel: Type.Integer(),
+  closedAt: Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', description: 'null while open' }),
 });
 
 export const withEnvelope = (fields: Record<string, TSchema>): TSchema => Type.Object({ ...EnvelopeFields, ...fields });

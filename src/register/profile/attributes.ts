@@ -33,6 +33,8 @@ export interface Settings {
   respond200: boolean;
   testRc?: 'BAD' | 'NO';
   ioNosync: boolean;
+  /** Tra_DH: the /register answer carries the document handle (online mode; src/register/recorder/tra-dh.ts) */
+  traDh: boolean;
   raw: AttributeMap;
 }
 
@@ -47,6 +49,7 @@ export function settingsOf(raw: AttributeMap): Settings {
     normalizeDays: /^\d{1,5}$/.test(ndText) && Number(ndText) > 0 ? Number(ndText) : 7,
     respond200: truthy(raw.get('httpserver_respond200')),
     ioNosync: truthy(raw.get('io_nosync')),
+    traDh: truthy(raw.get('tra_dh')),
     raw,
   };
   if (testRc === 'BAD' || testRc === 'NO') s.testRc = testRc;

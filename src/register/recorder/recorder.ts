@@ -30,6 +30,7 @@ import { saveCfg } from '../cfg.js';
 import type { ServiceContext } from '../context.js';
 import { markArchived } from '../maintenance/archive-marks.js';
 import { closeProxyAgents, postJson } from './portal-client.js';
+import { activationHandleFields, archiveRecordExtras } from './receipt-handles.js';
 
 export const ACTIVATION_KEY = 'recorder:activation';
 export const LEASE_KEY = 'recorder:lease';
@@ -270,6 +271,8 @@ export class Recorder {
       ...(tl ? { tl } : {}),
       ...(tt ? { tt } : {}),
       ...(typeof country === 'string' ? { countryCode: country } : {}),
+      // digital receipts: the portal finds this register's receipts by its handle
+      ...activationHandleFields(this.ctx, 'def'),
       // without TL and TT the register is named after the instance key
       ...(tl && tt ? {} : { registerNumber: `${profile.TaxId ?? 'EFR'}$${this.ctx.signer.keyId}` }),
     };
@@ -317,6 +320,7 @@ export class Recorder {
       badge: base,
       versionNumber: this.ctx.version,
       isCloudEFR: this.ctx.cloud !== undefined,
+      ...activationHandleFields(this.ctx, rn),
       ...(id ? { taxId: id.taxId, tl: id.tl, tt: id.tt, registerNumber: rn } : { registerNumber: `${main.registerNumber}/${rn}` }),
     };
     const answered = await this.callActivate(main.portalUrl, body, rn);
@@ -427,7 +431,7 @@ export class Recorder {
 
   /** Sends one batch of a register after `confirmed`: 'more' when it has more to send, 'done', or 'failed'. */
   private async sendBatch(main: Activation, rid: number, rn: string, confirmed: number): Promise<'more' | 'done' | 'failed'> {
-    const records: Array<{ sq: number; data: string; hash: string; d: string }> = [];
+    const records: Array<{ sq: number; data: string; hash: string; d: string; th?: string; sig?: string }> = [];
     let bytes = 0;
     let more = false;
     for await (const r of this.ctx.store.range(rid, confirmed + 1)) {
@@ -435,8 +439,8 @@ export class Recorder {
         more = true;
         break;
       }
-      records.push({ sq: r.sq, data: r.data, hash: r.hash.toString('hex'), d: r.d });
-      bytes += r.data.length + 100;
+      records.push({ sq: r.sq, data: r.data, hash: r.hash.toString('hex'), d: r.d, ...archiveRecordExtras(r) });
+      bytes += r.data.length + 100 + r.sig.length * 2;
     }
     if (records.length === 0) return 'done';
     try {

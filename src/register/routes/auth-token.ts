@@ -91,7 +91,7 @@ export function authTokenRoutes(app: FastifyInstance, ctx: ServiceContext): void
         if (!id) throw new OAuthError('invalid_request', 'client_id is required');
         // credentials given with a refresh must be right
         if (basic || f.has('client_secret')) {
-          if (!(await tokens.apiKeys.verify(id, basic?.secret ?? f.get('client_secret') ?? ''))) throw new OAuthError('invalid_client', 'unknown API key, wrong secret or revoked key');
+          if (!(await tokens.keys.verify(id, basic?.secret ?? f.get('client_secret') ?? ''))) throw new OAuthError('invalid_client', 'unknown API key, wrong secret or revoked key');
         }
         answer = await tokens.refresh(refresh, id, scopeAsked(f));
       } else {

@@ -6,6 +6,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { applyQueryScope } from './token-scope.js';
+import { ACTIVATION_KEY } from '../recorder/recorder.js';
+import { postJson } from '../recorder/portal-client.js';
+import { ApiKeys } from './api-keys.js';
+import { LocalKeySource } from './key-source.js';
+import { ClientKeys, DEFAULT_PORTAL_KEY_CACHE_MS, DEFAULT_PORTAL_KEY_STALE_MS, type PortalLink, PortalKeySource } from './portal-api-keys.js';
 import { type TokenScope, TokenService } from './tokens.js';
 
 const services = new WeakMap<ServiceContext, TokenService>();
@@ -16,10 +21,36 @@ export function tokenServiceOf(ctx: ServiceContext): TokenService | undefined {
   if (!ctx.cloud) return undefined;
   let s = services.get(ctx);
   if (!s) {
-    s = new TokenService(ctx.store, ctx.dataDir, ctx.clock, ctx.cloud);
+    s = new TokenService(ctx.store, ctx.dataDir, ctx.clock, ctx.cloud, clientKeysOf(ctx));
     services.set(ctx, s);
   }
   return s;
+}
+
+/** The portal address and credential of the instance's activation (the recorder's, else the one stored), and the Proxy. */
+async function portalLinkOf(ctx: ServiceContext): Promise<PortalLink | undefined> {
+  let a: { portalUrl?: unknown; token?: unknown } | undefined = ctx.recorder?.current();
+  if (!a) {
+    const text = await ctx.store.getSetting(ACTIVATION_KEY);
+    try {
+      a = text ? (JSON.parse(text) as { portalUrl?: unknown; token?: unknown }) : undefined;
+    } catch {
+      a = undefined;
+    }
+  }
+  if (!a || typeof a.portalUrl !== 'string' || typeof a.token !== 'string') return undefined;
+  const proxy = ctx.profiles.settings('def').raw.get('proxy');
+  return { portalUrl: a.portalUrl.replace(/\/+$/, ''), token: a.token, ...(proxy ? { proxy } : {}) };
+}
+
+/** The keys of POST /auth/token: the instance's own (`ak_`) and the company's at the portal (`ck_`). */
+function clientKeysOf(ctx: ServiceContext): ClientKeys {
+  const cloud = ctx.cloud;
+  const portal = new PortalKeySource(() => portalLinkOf(ctx), postJson, ctx.clock, {
+    cacheMs: cloud?.portalKeyCacheMs ?? DEFAULT_PORTAL_KEY_CACHE_MS,
+    staleMs: cloud?.portalKeyStaleMs ?? DEFAULT_PORTAL_KEY_STALE_MS,
+  });
+  return new ClientKeys(new LocalKeySource(new ApiKeys(ctx.store)), portal);
 }
 
 /** The scope of the request's access token (cloud mode), undefined on a local instance. */

@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../../shared/clock.js';
 import { writeFileAtomic } from '../../shared/files.js';
-import { type ApiKeyRecord, ApiKeys, type SettingsStore, sameSecret, sha256 } from './api-keys.js';
+import { ApiKeys, type SettingsStore, sameSecret, sha256 } from './api-keys.js';
+import { type KeySource, LocalKeySource } from './key-source.js';
 
 /** What a token allows: registering and reading as this terminal of this company. */
 export interface TokenScope {
@@ -39,6 +40,10 @@ export interface CloudSettings {
   accessTtl: number;
   /** refresh token lifetime in seconds (default 604800 = 7 days) */
   refreshTtl: number;
+  /** portal API keys (`ck_`): how long a positive answer of the portal is used (EFR_PORTAL_KEY_CACHE_MS; default 60000) */
+  portalKeyCacheMs?: number;
+  /** portal API keys: how old a positive answer may be to count while the portal is away (EFR_PORTAL_KEY_STALE_MS; default 3600000) */
+  portalKeyStaleMs?: number;
 }
 
 export interface CloudOptions {
@@ -63,10 +68,22 @@ export function cloudSettingsOf(option: boolean | CloudOptions | undefined, env:
   const on = option === undefined ? env.EFR_CLOUD?.toLowerCase() === 'true' : option !== false;
   if (!on) return undefined;
   const o = typeof option === 'object' ? option : {};
+  const cacheMs = msOf('EFR_PORTAL_KEY_CACHE_MS', env.EFR_PORTAL_KEY_CACHE_MS);
+  const staleMs = msOf('EFR_PORTAL_KEY_STALE_MS', env.EFR_PORTAL_KEY_STALE_MS);
   return {
     accessTtl: ttlOf('access token lifetime (EFR_TOKEN_ACCESS_TTL)', o.accessTtl, env.EFR_TOKEN_ACCESS_TTL, DEFAULT_ACCESS_TTL),
     refreshTtl: ttlOf('refresh token lifetime (EFR_TOKEN_REFRESH_TTL)', o.refreshTtl, env.EFR_TOKEN_REFRESH_TTL, DEFAULT_REFRESH_TTL),
+    ...(cacheMs !== undefined ? { portalKeyCacheMs: cacheMs } : {}),
+    ...(staleMs !== undefined ? { portalKeyStaleMs: staleMs } : {}),
   };
+}
+
+/** Milliseconds from the environment (0 to one day); undefined when not set. */
+function msOf(name: string, text: string | undefined): number | undefined {
+  if (text === undefined || text === '') return undefined;
+  const v = Number(text);
+  if (!Number.isInteger(v) || v < 0 || v > 24 * 3600 * 1000) throw new Error(`invalid ${name}: ${text} (whole milliseconds, 0 to 86400000)`);
+  return v;
 }
 
 /** The answer of POST /auth/token, field by field as the spec lists them. */
@@ -136,7 +153,10 @@ export function loadOrCreateTokenKey(dataDir: string): Uint8Array {
 }
 
 export class TokenService {
+  /** the instance's own keys (`ak_`; `efr apikey`) */
   readonly apiKeys: ApiKeys;
+  /** where logins and refreshes check their key: the own keys, and the portal's (`ck_`) when cloud-auth.ts gives them */
+  readonly keys: KeySource;
   private key: Uint8Array | undefined;
   /** families revoked by this process: their access tokens are refused before they expire */
   private readonly revokedFamilies = new Set<string>();
@@ -147,8 +167,10 @@ export class TokenService {
     private readonly dataDir: string,
     private readonly clock: Clock,
     readonly settings: CloudSettings,
+    keys?: KeySource,
   ) {
     this.apiKeys = new ApiKeys(store);
+    this.keys = keys ?? new LocalKeySource(this.apiKeys);
   }
 
   private seconds(): number {
@@ -162,7 +184,7 @@ export class TokenService {
 
   /** Client credentials: checks the key and secret and the TaxId, starts a new family. */
   async login(apiKey: string, secret: string, scope: ScopeAsked): Promise<TokenResponse> {
-    const record = await this.apiKeys.verify(apiKey, secret);
+    const record = await this.keys.verify(apiKey, secret);
     if (!record) throw new OAuthError('invalid_client', 'unknown API key, wrong secret or revoked key');
     const taxId = scope.taxId ?? record.taxId;
     if (taxId !== record.taxId) throw new OAuthError('invalid_scope', `the API key is bound to TaxId ${record.taxId}, not ${taxId}`);
@@ -194,8 +216,7 @@ export class TokenService {
       }
       if (clientId !== fam.key) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client_id');
       if (fam.exp <= now) throw new OAuthError('invalid_token', 'the refresh token has expired; log in again with the API key and secret');
-      const key: ApiKeyRecord | undefined = await this.apiKeys.get(fam.key);
-      if (!key || key.revoked) throw new OAuthError('invalid_client', 'the API key of this refresh token is revoked');
+      if (!(await this.keys.active(fam.key))) throw new OAuthError('invalid_client', 'the API key of this refresh token is revoked');
       const taxId = scope.taxId ?? fam.taxId;
       if (taxId !== fam.taxId || scope.tl !== fam.tl || scope.tt !== fam.tt) {
         throw new OAuthError('invalid_scope', `the refresh token is for TaxId ${fam.taxId}, TL ${fam.tl || '(none)'}, TT ${fam.tt}; send the same TaxId, TL and TT`);

@@ -147,4 +147,55 @@ CREATE TABLE register_first_use (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'notifications: open or closed, one open per register and event code; last contact of registers',
+    // notifications made before this version count as raised at their initial time; of several for one register
+    // and event code only the newest stays open
+    sql: `
+ALTER TABLE notifications ADD COLUMN raised_at timestamptz;
+ALTER TABLE notifications ADD COLUMN closed_at timestamptz;
+UPDATE notifications SET raised_at = initial_timestamp;
+ALTER TABLE notifications ALTER COLUMN raised_at SET NOT NULL;
+UPDATE notifications SET closed_at = initial_timestamp
+  WHERE id NOT IN (SELECT max(id) FROM notifications GROUP BY register_number, event_code);
+CREATE UNIQUE INDEX notifications_open ON notifications (register_number, event_code) WHERE closed_at IS NULL;
+CREATE TABLE register_contacts (
+  register_number text CONSTRAINT register_contacts_pkey PRIMARY KEY,
+  last_contact_at timestamptz NOT NULL
+);
+CREATE INDEX register_contacts_last ON register_contacts (last_contact_at);
+`,
+  },
+  {
+    version: 5,
+    name: 'digital receipts: register handles, transaction handles and signatures of archived receipts',
+    sql: `
+CREATE TABLE register_handles (
+  handle text COLLATE "C" CONSTRAINT register_handles_pkey PRIMARY KEY,
+  register_number text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX register_handles_register ON register_handles (register_number);
+ALTER TABLE archive_records ADD COLUMN th text COLLATE "C";
+ALTER TABLE archive_records ADD COLUMN sig text;
+CREATE INDEX archive_records_th ON archive_records (register_number, th) WHERE th IS NOT NULL;
+CREATE INDEX archive_records_cfg ON archive_records (register_number, sq) WHERE substr(data, 1, 11) = '{"_":"Cfg",';
+`,
+  },
+  {
+    version: 6,
+    name: 'cloud API keys of companies (key id, company, SHA-256 of the secret, name, created, revoked)',
+    sql: `
+CREATE TABLE company_api_keys (
+  api_key text COLLATE "C" CONSTRAINT company_api_keys_pkey PRIMARY KEY,
+  company_id bigint NOT NULL CONSTRAINT company_api_keys_company_fkey REFERENCES entities (id),
+  secret_hash text NOT NULL,
+  name text,
+  created_at timestamptz NOT NULL,
+  revoked_at timestamptz
+);
+CREATE INDEX company_api_keys_company ON company_api_keys (company_id, created_at);
+`,
+  },
 ];

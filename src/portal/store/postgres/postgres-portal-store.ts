@@ -15,9 +15,9 @@ import { entitySearchSql, registerSearchSql, totalWithoutCount, type Dialect, ty
 import { isoTime, isoTimeOrNull } from '../times.js';
 import {
   StoreConflict, StoreReferenceMissing, StoreUnavailable,
-  type ApiClient, type ArchivedRecord, type InstanceCredential, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
+  type ApiClient, type ArchivedRecord, type CompanyApiKey, type RegisterHandle, type InstanceCredential, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
   type Grant, type NewContact, type NewEntity, type NewNotification, type NewRegister, type Notification, type Permission,
-  type PortalStore, type ReadScope, type Register, type RegisterSearch, type RegisterState, type SearchResult,
+  type PortalStore, type ReadScope, type Register, type RegisterContact, type RegisterSearch, type RegisterState, type SearchResult,
 } from '../types.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
@@ -72,6 +72,7 @@ interface ContactRow {
 
 interface NotificationRow {
   id: string; register_number: string; company_id: string; event_code: string; level: number; texts: unknown; initial_timestamp: Date;
+  raised_at: Date; closed_at: Date | null;
 }
 
 interface ClientRow { client_id: string; name: string; secret_hash: string; created_at: Date; revoked_at: Date | null }
@@ -127,6 +128,7 @@ function toNotification(r: NotificationRow): Notification {
   return {
     id: int(r.id), registerNumber: r.register_number, companyId: int(r.company_id), eventCode: r.event_code, level: r.level,
     texts: notificationTexts(r.texts), initialTimestamp: iso(r.initial_timestamp),
+    raisedAt: iso(r.raised_at), closedAt: isoOrNull(r.closed_at),
   };
 }
 
@@ -140,6 +142,8 @@ const UNIQUE_FIELDS: Record<string, string> = {
   entities_location_ci: 'locationIdentification',
   api_clients_pkey: 'clientId',
   registers_pkey: 'registerNumber',
+  notifications_open: 'eventCode',
+  company_api_keys_pkey: 'apiKey',
 };
 
 const REFERENCE_FIELDS: Record<string, string> = {
@@ -149,6 +153,7 @@ const REFERENCE_FIELDS: Record<string, string> = {
   notifications_company_fkey: 'companyId',
   grants_client_fkey: 'clientId',
   grants_entity_fkey: 'entityId',
+  company_api_keys_company_fkey: 'companyId',
 };
 
 /** Connection failures and the SQLSTATE classes worth a retry. */
@@ -185,6 +190,23 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** pooled connections, default 10 */
   poolSize?: number;
+}
+
+interface ArchiveRow { register_number: string; sq: string; data: string; hash: string; d: string | null; th: string | null; sig: string | null }
+
+function archivedOf(r: ArchiveRow): ArchivedRecord {
+  // th and sig only when stored (records of other types, and of instances that send neither, have none)
+  return { registerNumber: r.register_number, sq: int(r.sq), data: r.data, hash: r.hash, d: r.d, ...(r.th !== null ? { th: r.th } : {}), ...(r.sig !== null ? { sig: r.sig } : {}) };
+}
+
+const COMPANY_API_KEY_SELECT = 'api_key, company_id, secret_hash, name, created_at, revoked_at';
+interface CompanyApiKeyRow { api_key: string; company_id: string; secret_hash: string; name: string | null; created_at: Date; revoked_at: Date | null }
+
+function companyApiKeyOf(r: CompanyApiKeyRow): CompanyApiKey {
+  return {
+    apiKey: r.api_key, companyId: int(r.company_id), secretHash: r.secret_hash, name: r.name,
+    createdAt: new Date(r.created_at).toISOString(), revokedAt: r.revoked_at === null ? null : new Date(r.revoked_at).toISOString(),
+  };
 }
 
 export class PostgresPortalStore implements PortalStore {
@@ -459,9 +481,10 @@ export class PostgresPortalStore implements PortalStore {
 
   async addNotification(n: NewNotification): Promise<Notification> {
     const rows = await this.q<NotificationRow>(
-      `INSERT INTO notifications (register_number, company_id, event_code, level, texts, initial_timestamp)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz) RETURNING ${NOTIFICATION_SELECT}`,
-      [n.registerNumber, n.companyId, n.eventCode, n.level, JSON.stringify(n.texts), isoTime(n.initialTimestamp, 'initialTimestamp')],
+      `INSERT INTO notifications (register_number, company_id, event_code, level, texts, initial_timestamp, raised_at, closed_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7::timestamptz, $8::timestamptz) RETURNING ${NOTIFICATION_SELECT}`,
+      [n.registerNumber, n.companyId, n.eventCode, n.level, JSON.stringify(n.texts), isoTime(n.initialTimestamp, 'initialTimestamp'),
+        isoTime(n.raisedAt ?? n.initialTimestamp, 'raisedAt'), isoTimeOrNull(n.closedAt ?? null, 'closedAt')],
     );
     if (!rows[0]) throw new Error('the insert of a notification returned nothing');
     return toNotification(rows[0]);
@@ -474,6 +497,47 @@ export class PostgresPortalStore implements PortalStore {
       [[...companyIds]],
     );
     return rows.map(toNotification);
+  }
+
+  async openNotification(registerNumber: string, eventCode: string): Promise<Notification | undefined> {
+    const rows = await this.q<NotificationRow>(
+      `SELECT ${NOTIFICATION_SELECT} FROM notifications WHERE register_number = $1 AND event_code = $2 AND closed_at IS NULL`, [registerNumber, eventCode]);
+    return rows[0] && toNotification(rows[0]);
+  }
+
+  async openNotifications(): Promise<Notification[]> {
+    return (await this.q<NotificationRow>(`SELECT ${NOTIFICATION_SELECT} FROM notifications WHERE closed_at IS NULL ORDER BY raised_at, id`)).map(toNotification);
+  }
+
+  async escalateNotification(id: number, change: { level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined> {
+    const rows = await this.q<NotificationRow>(
+      `UPDATE notifications SET level = $1, texts = $2::jsonb, raised_at = $3::timestamptz WHERE id = $4 AND closed_at IS NULL RETURNING ${NOTIFICATION_SELECT}`,
+      [change.level, JSON.stringify(change.texts), isoTime(change.raisedAt, 'raisedAt'), id]);
+    return rows[0] && toNotification(rows[0]);
+  }
+
+  async closeNotification(registerNumber: string, eventCode: string, closedAt: string): Promise<Notification | undefined> {
+    const rows = await this.q<NotificationRow>(
+      `UPDATE notifications SET closed_at = $1::timestamptz WHERE register_number = $2 AND event_code = $3 AND closed_at IS NULL RETURNING ${NOTIFICATION_SELECT}`,
+      [isoTime(closedAt, 'closedAt'), registerNumber, eventCode]);
+    return rows[0] && toNotification(rows[0]);
+  }
+
+  async touchRegister(registerNumber: string, at: string): Promise<void> {
+    await this.q(
+      `INSERT INTO register_contacts (register_number, last_contact_at) VALUES ($1, $2::timestamptz)
+       ON CONFLICT (register_number) DO UPDATE SET last_contact_at = greatest(register_contacts.last_contact_at, excluded.last_contact_at)`,
+      [registerNumber, isoTime(at, 'at')]);
+  }
+
+  async silentRegisters(before: string): Promise<RegisterContact[]> {
+    const rows = await this.q<{ register_number: string; company_id: string; last_contact_at: Date }>(
+      `SELECT c.register_number, r.company_id, c.last_contact_at FROM register_contacts c
+       JOIN registers r ON r.register_number = c.register_number
+       WHERE c.last_contact_at < $1::timestamptz AND r.state IN ('Productive', 'Test')
+       ORDER BY c.last_contact_at, c.register_number COLLATE "C"`,
+      [isoTime(before, 'before')]);
+    return rows.map((r) => ({ registerNumber: r.register_number, companyId: int(r.company_id), lastContactAt: iso(r.last_contact_at) }));
   }
 
   async createClient(client: ApiClient): Promise<void> {
@@ -518,17 +582,66 @@ export class PostgresPortalStore implements PortalStore {
   async archiveRecords(records: readonly ArchivedRecord[]): Promise<void> {
     if (records.length === 0) return;
     await this.q(
-      `INSERT INTO archive_records (register_number, sq, data, hash, d)
-       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])
+      `INSERT INTO archive_records (register_number, sq, data, hash, d, th, sig)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
        ON CONFLICT (register_number, sq) DO NOTHING`,
-      [records.map((r) => r.registerNumber), records.map((r) => r.sq), records.map((r) => r.data), records.map((r) => r.hash), records.map((r) => r.d)],
+      [records.map((r) => r.registerNumber), records.map((r) => r.sq), records.map((r) => r.data), records.map((r) => r.hash), records.map((r) => r.d),
+        records.map((r) => r.th ?? null), records.map((r) => r.sig ?? null)],
     );
   }
 
   async archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]> {
-    const rows = await this.q<{ register_number: string; sq: string; data: string; hash: string; d: string | null }>(
-      'SELECT register_number, sq, data, hash, d FROM archive_records WHERE register_number = $1 AND sq >= $2 AND sq <= $3 ORDER BY sq', [registerNumber, fromSq, toSq]);
-    return rows.map((r) => ({ registerNumber: r.register_number, sq: int(r.sq), data: r.data, hash: r.hash, d: r.d }));
+    const rows = await this.q<ArchiveRow>(
+      'SELECT register_number, sq, data, hash, d, th, sig FROM archive_records WHERE register_number = $1 AND sq >= $2 AND sq <= $3 ORDER BY sq', [registerNumber, fromSq, toSq]);
+    return rows.map(archivedOf);
+  }
+
+  async putRegisterHandle(h: RegisterHandle): Promise<string> {
+    await this.q('INSERT INTO register_handles (handle, register_number, created_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT (handle) DO NOTHING',
+      [h.handle, h.registerNumber, isoTime(h.createdAt, 'createdAt')]);
+    const rows = await this.q<{ register_number: string }>('SELECT register_number FROM register_handles WHERE handle = $1', [h.handle]);
+    return rows[0]?.register_number ?? h.registerNumber;
+  }
+
+  async registerOfHandle(handle: string): Promise<string | undefined> {
+    const rows = await this.q<{ register_number: string }>('SELECT register_number FROM register_handles WHERE handle = $1', [handle]);
+    return rows[0]?.register_number;
+  }
+
+  async archivedCfgBefore(registerNumber: string, beforeSq: number): Promise<ArchivedRecord | undefined> {
+    // a record's JSON text starts with its type (the register service writes `_` first); the partial index holds Cfg records
+    const rows = await this.q<ArchiveRow>(
+      `SELECT register_number, sq, data, hash, d, th, sig FROM archive_records WHERE register_number = $1 AND sq < $2 AND substr(data, 1, 11) = '{"_":"Cfg",' ORDER BY sq DESC LIMIT 1`,
+      [registerNumber, beforeSq]);
+    const r = rows[0];
+    return r && archivedOf(r);
+  }
+
+  async archivedRecordsByTh(registerNumber: string, th: string): Promise<ArchivedRecord[]> {
+    const rows = await this.q<ArchiveRow>(
+      'SELECT register_number, sq, data, hash, d, th, sig FROM archive_records WHERE register_number = $1 AND th = $2 ORDER BY sq', [registerNumber, th]);
+    return rows.map(archivedOf);
+  }
+
+  async createCompanyApiKey(k: CompanyApiKey): Promise<void> {
+    await this.q('INSERT INTO company_api_keys (api_key, company_id, secret_hash, name, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5::timestamptz, $6::timestamptz)',
+      [k.apiKey, k.companyId, k.secretHash, k.name, isoTime(k.createdAt, 'createdAt'), isoTimeOrNull(k.revokedAt, 'revokedAt')]);
+  }
+
+  async getCompanyApiKey(apiKey: string): Promise<CompanyApiKey | undefined> {
+    const rows = await this.q<CompanyApiKeyRow>(`SELECT ${COMPANY_API_KEY_SELECT} FROM company_api_keys WHERE api_key = $1`, [apiKey]);
+    return rows[0] && companyApiKeyOf(rows[0]);
+  }
+
+  async listCompanyApiKeys(companyId: number): Promise<CompanyApiKey[]> {
+    const rows = await this.q<CompanyApiKeyRow>(`SELECT ${COMPANY_API_KEY_SELECT} FROM company_api_keys WHERE company_id = $1 ORDER BY created_at, api_key`, [companyId]);
+    return rows.map(companyApiKeyOf);
+  }
+
+  async revokeCompanyApiKey(apiKey: string, at: string): Promise<CompanyApiKey | undefined> {
+    const rows = await this.q<CompanyApiKeyRow>(
+      `UPDATE company_api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz) WHERE api_key = $1 RETURNING ${COMPANY_API_KEY_SELECT}`, [apiKey, isoTime(at, 'at')]);
+    return rows[0] && companyApiKeyOf(rows[0]);
   }
 
   async recordFirstUse(registerNumber: string, day: string): Promise<string> {

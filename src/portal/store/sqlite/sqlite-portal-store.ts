@@ -15,9 +15,9 @@ import { entitySearchSql, registerSearchSql, searchText, totalWithoutCount, type
 import { isoTime, isoTimeOrNull } from '../times.js';
 import {
   StoreConflict, StoreReferenceMissing, StoreUnavailable,
-  type ApiClient, type ArchivedRecord, type InstanceCredential, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
+  type ApiClient, type ArchivedRecord, type CompanyApiKey, type RegisterHandle, type InstanceCredential, type Contact, type ContactType, type Entity, type EntityKind, type EntitySearch, type EntityState, type EntityUpdate,
   type Grant, type NewContact, type NewEntity, type NewNotification, type NewRegister, type Notification, type Permission,
-  type PortalStore, type ReadScope, type Register, type RegisterSearch, type RegisterState, type SearchResult,
+  type PortalStore, type ReadScope, type Register, type RegisterContact, type RegisterSearch, type RegisterState, type SearchResult,
 } from '../types.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
@@ -74,6 +74,7 @@ interface ContactRow {
 
 interface NotificationRow {
   id: number; register_number: string; company_id: number; event_code: string; level: number; texts: string; initial_timestamp: string;
+  raised_at: string | null; closed_at: string | null;
 }
 
 interface ClientRow { client_id: string; name: string; secret_hash: string; created_at: string; revoked_at: string | null }
@@ -109,6 +110,7 @@ function toNotification(r: NotificationRow): Notification {
   return {
     id: r.id, registerNumber: r.register_number, companyId: r.company_id, eventCode: r.event_code, level: r.level,
     texts: notificationTexts(JSON.parse(r.texts)), initialTimestamp: r.initial_timestamp,
+    raisedAt: r.raised_at ?? r.initial_timestamp, closedAt: r.closed_at,
   };
 }
 
@@ -123,6 +125,8 @@ const UNIQUE_FIELDS: [string, string][] = [
   ['entities.parent_id, entities.location_key', 'locationIdentification'],
   ['api_clients.client_id', 'clientId'],
   ['registers.register_number', 'registerNumber'],
+  ['notifications.register_number, notifications.event_code', 'eventCode'],
+  ['company_api_keys.api_key', 'apiKey'],
 ];
 
 /** Failures worth a retry later: the file is locked by another writer beyond busy_timeout, or the disk failed. */
@@ -145,6 +149,20 @@ function entitySearch(e: Pick<Entity, 'name' | 'userComment' | 'city' | 'address
 
 function registerSearch(r: Pick<Register, 'registerNumber' | 'userComment' | 'lastTL' | 'lastTT' | 'versionNumber'>): string {
   return searchText([r.registerNumber, r.userComment, r.lastTL, r.lastTT, r.versionNumber]);
+}
+
+interface ArchiveRow { register_number: string; sq: number; data: string; hash: string; d: string | null; th: string | null; sig: string | null }
+
+function archivedOf(r: ArchiveRow): ArchivedRecord {
+  // th and sig only when stored (records of other types, and of instances that send neither, have none)
+  return { registerNumber: r.register_number, sq: r.sq, data: r.data, hash: r.hash, d: r.d, ...(r.th !== null ? { th: r.th } : {}), ...(r.sig !== null ? { sig: r.sig } : {}) };
+}
+
+const COMPANY_API_KEY_SELECT = 'api_key, company_id, secret_hash, name, created_at, revoked_at';
+interface CompanyApiKeyRow { api_key: string; company_id: number; secret_hash: string; name: string | null; created_at: string; revoked_at: string | null }
+
+function companyApiKeyOf(r: CompanyApiKeyRow): CompanyApiKey {
+  return { apiKey: r.api_key, companyId: r.company_id, secretHash: r.secret_hash, name: r.name, createdAt: r.created_at, revokedAt: r.revoked_at };
 }
 
 export class SqlitePortalStore implements PortalStore {
@@ -397,9 +415,10 @@ export class SqlitePortalStore implements PortalStore {
         throw new StoreReferenceMissing('companyId', `there is no entity ${n.companyId}`);
       }
       const row = this.stmt(
-        `INSERT INTO notifications (register_number, company_id, event_code, level, texts, initial_timestamp)
-         VALUES (?, ?, ?, ?, ?, ?) RETURNING ${NOTIFICATION_SELECT}`,
-      ).get(n.registerNumber, n.companyId, n.eventCode, n.level, JSON.stringify(n.texts), isoTime(n.initialTimestamp, 'initialTimestamp')) as NotificationRow;
+        `INSERT INTO notifications (register_number, company_id, event_code, level, texts, initial_timestamp, raised_at, closed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${NOTIFICATION_SELECT}`,
+      ).get(n.registerNumber, n.companyId, n.eventCode, n.level, JSON.stringify(n.texts), isoTime(n.initialTimestamp, 'initialTimestamp'),
+        isoTime(n.raisedAt ?? n.initialTimestamp, 'raisedAt'), isoTimeOrNull(n.closedAt ?? null, 'closedAt')) as NotificationRow;
       return toNotification(row);
     })());
   }
@@ -413,6 +432,52 @@ export class SqlitePortalStore implements PortalStore {
          ORDER BY initial_timestamp DESC, id DESC`,
       ).all(JSON.stringify(companyIds)) as NotificationRow[]).map(toNotification);
     });
+  }
+
+  openNotification(registerNumber: string, eventCode: string): Promise<Notification | undefined> {
+    return this.run(() => {
+      const row = this.stmt(`SELECT ${NOTIFICATION_SELECT} FROM notifications WHERE register_number = ? AND event_code = ? AND closed_at IS NULL`)
+        .get(registerNumber, eventCode) as NotificationRow | undefined;
+      return row && toNotification(row);
+    });
+  }
+
+  openNotifications(): Promise<Notification[]> {
+    return this.run(() => (this.stmt(`SELECT ${NOTIFICATION_SELECT} FROM notifications WHERE closed_at IS NULL ORDER BY raised_at, id`)
+      .all() as NotificationRow[]).map(toNotification));
+  }
+
+  escalateNotification(id: number, change: { level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined> {
+    return this.run(() => {
+      const row = this.stmt(`UPDATE notifications SET level = ?, texts = ?, raised_at = ? WHERE id = ? AND closed_at IS NULL RETURNING ${NOTIFICATION_SELECT}`)
+        .get(change.level, JSON.stringify(change.texts), isoTime(change.raisedAt, 'raisedAt'), id) as NotificationRow | undefined;
+      return row && toNotification(row);
+    });
+  }
+
+  closeNotification(registerNumber: string, eventCode: string, closedAt: string): Promise<Notification | undefined> {
+    return this.run(() => {
+      const row = this.stmt(`UPDATE notifications SET closed_at = ? WHERE register_number = ? AND event_code = ? AND closed_at IS NULL RETURNING ${NOTIFICATION_SELECT}`)
+        .get(isoTime(closedAt, 'closedAt'), registerNumber, eventCode) as NotificationRow | undefined;
+      return row && toNotification(row);
+    });
+  }
+
+  touchRegister(registerNumber: string, at: string): Promise<void> {
+    return this.run(() => {
+      // ISO UTC texts of one format compare like the times they name
+      this.stmt(`INSERT INTO register_contacts (register_number, last_contact_at) VALUES (?, ?)
+        ON CONFLICT (register_number) DO UPDATE SET last_contact_at = max(last_contact_at, excluded.last_contact_at)`)
+        .run(registerNumber, isoTime(at, 'at'));
+    });
+  }
+
+  silentRegisters(before: string): Promise<RegisterContact[]> {
+    return this.run(() => (this.stmt(`SELECT c.register_number, r.company_id, c.last_contact_at FROM register_contacts c
+        JOIN registers r ON r.register_number = c.register_number
+        WHERE c.last_contact_at < ? AND r.state IN ('Productive', 'Test') ORDER BY c.last_contact_at, c.register_number`)
+      .all(isoTime(before, 'before')) as { register_number: string; company_id: number; last_contact_at: string }[])
+      .map((r) => ({ registerNumber: r.register_number, companyId: r.company_id, lastContactAt: r.last_contact_at })));
   }
 
   createClient(client: ApiClient): Promise<void> {
@@ -466,15 +531,70 @@ export class SqlitePortalStore implements PortalStore {
 
   archiveRecords(records: readonly ArchivedRecord[]): Promise<void> {
     return this.run(() => this.db.transaction(() => {
-      const insert = this.stmt('INSERT INTO archive_records (register_number, sq, data, hash, d) VALUES (?, ?, ?, ?, ?) ON CONFLICT (register_number, sq) DO NOTHING');
-      for (const r of records) insert.run(r.registerNumber, r.sq, r.data, r.hash, r.d);
+      const insert = this.stmt('INSERT INTO archive_records (register_number, sq, data, hash, d, th, sig) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (register_number, sq) DO NOTHING');
+      for (const r of records) insert.run(r.registerNumber, r.sq, r.data, r.hash, r.d, r.th ?? null, r.sig ?? null);
     })());
   }
 
   archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]> {
-    return this.run(() => (this.stmt('SELECT register_number, sq, data, hash, d FROM archive_records WHERE register_number = ? AND sq >= ? AND sq <= ? ORDER BY sq')
-      .all(registerNumber, fromSq, toSq) as { register_number: string; sq: number; data: string; hash: string; d: string | null }[])
-      .map((r) => ({ registerNumber: r.register_number, sq: r.sq, data: r.data, hash: r.hash, d: r.d })));
+    return this.run(() => (this.stmt('SELECT register_number, sq, data, hash, d, th, sig FROM archive_records WHERE register_number = ? AND sq >= ? AND sq <= ? ORDER BY sq')
+      .all(registerNumber, fromSq, toSq) as ArchiveRow[]).map(archivedOf));
+  }
+
+  putRegisterHandle(h: RegisterHandle): Promise<string> {
+    return this.run(() => {
+      this.stmt('INSERT INTO register_handles (handle, register_number, created_at) VALUES (?, ?, ?) ON CONFLICT (handle) DO NOTHING')
+        .run(h.handle, h.registerNumber, isoTime(h.createdAt, 'createdAt'));
+      return (this.stmt('SELECT register_number FROM register_handles WHERE handle = ?').get(h.handle) as { register_number: string }).register_number;
+    });
+  }
+
+  registerOfHandle(handle: string): Promise<string | undefined> {
+    return this.run(() => (this.stmt('SELECT register_number FROM register_handles WHERE handle = ?').get(handle) as { register_number: string } | undefined)?.register_number);
+  }
+
+  archivedCfgBefore(registerNumber: string, beforeSq: number): Promise<ArchivedRecord | undefined> {
+    // a record's JSON text starts with its type (the register service writes `_` first); the partial index holds Cfg records
+    return this.run(() => {
+      const r = this.stmt(`SELECT register_number, sq, data, hash, d, th, sig FROM archive_records WHERE register_number = ? AND sq < ? AND substr(data, 1, 11) = '{"_":"Cfg",' ORDER BY sq DESC LIMIT 1`)
+        .get(registerNumber, beforeSq) as ArchiveRow | undefined;
+      return r && archivedOf(r);
+    });
+  }
+
+  archivedRecordsByTh(registerNumber: string, th: string): Promise<ArchivedRecord[]> {
+    return this.run(() => (this.stmt('SELECT register_number, sq, data, hash, d, th, sig FROM archive_records WHERE register_number = ? AND th = ? ORDER BY sq')
+      .all(registerNumber, th) as ArchiveRow[]).map(archivedOf));
+  }
+
+  createCompanyApiKey(k: CompanyApiKey): Promise<void> {
+    return this.run(() => this.db.transaction(() => {
+      if (this.stmt('SELECT 1 FROM entities WHERE id = ?').get(k.companyId) === undefined) {
+        throw new StoreReferenceMissing('companyId', `there is no entity ${k.companyId}`);
+      }
+      this.stmt('INSERT INTO company_api_keys (api_key, company_id, secret_hash, name, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(k.apiKey, k.companyId, k.secretHash, k.name, isoTime(k.createdAt, 'createdAt'), isoTimeOrNull(k.revokedAt, 'revokedAt'));
+    })());
+  }
+
+  getCompanyApiKey(apiKey: string): Promise<CompanyApiKey | undefined> {
+    return this.run(() => {
+      const r = this.stmt(`SELECT ${COMPANY_API_KEY_SELECT} FROM company_api_keys WHERE api_key = ?`).get(apiKey) as CompanyApiKeyRow | undefined;
+      return r && companyApiKeyOf(r);
+    });
+  }
+
+  listCompanyApiKeys(companyId: number): Promise<CompanyApiKey[]> {
+    return this.run(() => (this.stmt(`SELECT ${COMPANY_API_KEY_SELECT} FROM company_api_keys WHERE company_id = ? ORDER BY created_at, api_key`)
+      .all(companyId) as CompanyApiKeyRow[]).map(companyApiKeyOf));
+  }
+
+  revokeCompanyApiKey(apiKey: string, at: string): Promise<CompanyApiKey | undefined> {
+    return this.run(() => {
+      this.stmt('UPDATE company_api_keys SET revoked_at = ? WHERE api_key = ? AND revoked_at IS NULL').run(isoTime(at, 'at'), apiKey);
+      const r = this.stmt(`SELECT ${COMPANY_API_KEY_SELECT} FROM company_api_keys WHERE api_key = ?`).get(apiKey) as CompanyApiKeyRow | undefined;
+      return r && companyApiKeyOf(r);
+    });
   }
 
   recordFirstUse(registerNumber: string, day: string): Promise<string> {

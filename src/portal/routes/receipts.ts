@@ -1,0 +1,100 @@
+/**
+ * GET /r/{DH}: the digital receipt page (public, no login: the document handle is the secret). HTML drawn with the
+ * register service's default template (src/register/render/templates/fiscal.pug) and receipt view, or with
+ * `?fmt=pdf` the service's receipt PDF (`width` 42 or 48 columns as /render/pdf). Several receipts sharing the
+ * handle: the HTML shows all, the PDF the one `?sq=` names (default the first).
+ *
+ * Anything that is not a receipt (a malformed handle, an unknown register or transaction handle, a record that is
+ * no receipt) is the same small 404 page, uncached (the receipt may arrive with the instance's next archive
+ * batch). Misses are limited per client address (services/guess-limit.ts): beyond the limit 429.
+ * Found receipts never change: cached privately for a day; the page is not indexed and sends no Referer.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { qrPngDataUrl } from '../../register/render/qr/index.js';
+import { DEFAULT_TEMPLATE_NAME, defaultTemplate, receiptLocals } from '../../register/render/receipt-html.js';
+import { DEFAULT_WIDTH, WIDTHS } from '../../register/render/receipt-lines.js';
+import { receiptPdf } from '../../register/render/receipt-pdf.js';
+import { receiptView } from '../../register/render/receipt-view.js';
+import { renderTemplate } from '../../register/render/template-sandbox.js';
+import type { PortalContext } from '../context.js';
+import { GuessLimit, type GuessLimitOptions } from '../services/guess-limit.js';
+import { type ArchivedReceipt, receiptsOfHandle } from '../services/receipts.js';
+
+/** The HTML QR image as GET /render draws it. */
+const HTML_QR = { ecLevel: 'M', size: 4, margin: 4 } as const;
+
+const COMMON_HEADERS: Readonly<Record<string, string>> = {
+  'x-robots-tag': 'noindex, nofollow',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'",
+};
+
+function page(title: string, text: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>`
+    + '<style>body{font:15px/1.4 Arial,sans-serif;margin:3em auto;max-width:30em;padding:0 1em;color:#222}</style></head>'
+    + `<body><h1>${title}</h1><p>${text}</p></body></html>`;
+}
+
+const NOT_FOUND_PAGE = page('Receipt not found', 'No receipt has this address. Check the address printed on your receipt; a receipt may take a few minutes to appear. / Kein Beleg unter dieser Adresse.');
+const TOO_MANY_PAGE = page('Too many requests', 'Too many addresses that name no receipt were asked for. Try again later.');
+
+function send(res: FastifyReply, status: number, type: string, body: string | Buffer, cache: string): FastifyReply {
+  return res.code(status).headers({ ...COMMON_HEADERS, 'cache-control': cache }).type(type).send(body);
+}
+
+function receiptHtmlOf(r: ArchivedReceipt): string {
+  const plain = receiptView({ record: r.record, cfg: r.cfg, lang: r.lang });
+  const view = plain.code ? { ...plain, qr: qrPngDataUrl(plain.code, HTML_QR) } : plain;
+  return renderTemplate('pug', defaultTemplate(), DEFAULT_TEMPLATE_NAME, receiptLocals(view, r.record, r.cfg));
+}
+
+/** Several receipts: the first document with the bodies of the others appended. */
+function joined(docs: readonly string[]): string {
+  const [first, ...rest] = docs;
+  if (first === undefined) return '';
+  const bodies = rest.map((d) => /<body[^>]*>([\s\S]*)<\/body>/i.exec(d)?.[1] ?? '').join('');
+  const end = first.lastIndexOf('</body>');
+  return end < 0 ? first + bodies : first.slice(0, end) + bodies + first.slice(end);
+}
+
+function fileName(r: ArchivedReceipt): string {
+  const fn = typeof r.record.data.Fis === 'object' && r.record.data.Fis !== null && !Array.isArray(r.record.data.Fis) ? r.record.data.Fis.FN : undefined;
+  const safe = typeof fn === 'string' ? fn.replace(/[^A-Za-z0-9._-]/g, '_') : '';
+  return safe ? `receipt-${safe}.pdf` : 'receipt.pdf';
+}
+
+export interface ReceiptRouteOptions {
+  guessLimit?: GuessLimitOptions;
+}
+
+export function receiptRoutes(app: FastifyInstance, ctx: PortalContext, options: ReceiptRouteOptions = {}): void {
+  const limit = new GuessLimit(options.guessLimit, () => ctx.clock.now().getTime());
+  app.get('/r/:dh', {
+    config: { publicRoute: true },
+    schema: { hide: true },
+  }, async (req: FastifyRequest, res: FastifyReply) => {
+    const dh = (req.params as { dh?: string }).dh ?? '';
+    const q = req.query as Record<string, string | undefined>;
+    const address = req.ip;
+    if (limit.blocked(address)) {
+      res.header('retry-after', String(limit.retryAfter(address)));
+      return send(res, 429, 'text/html; charset=utf-8', TOO_MANY_PAGE, 'no-store');
+    }
+    const fmt = (q.fmt ?? 'html').toLowerCase();
+    const width = q.width === undefined || q.width === '' ? DEFAULT_WIDTH : Number(q.width);
+    const receipts = await receiptsOfHandle(ctx, dh);
+    const bySq = q.sq !== undefined ? receipts.filter((r) => String(r.sq) === q.sq) : receipts;
+    if (bySq.length === 0 || (fmt !== 'html' && fmt !== 'pdf') || !WIDTHS.includes(width)) {
+      if (receipts.length === 0) limit.miss(address);
+      return send(res, 404, 'text/html; charset=utf-8', NOT_FOUND_PAGE, 'no-store');
+    }
+    if (fmt === 'pdf') {
+      const r = bySq[0] as ArchivedReceipt;
+      const view = receiptView({ record: r.record, cfg: r.cfg, lang: r.lang });
+      res.header('content-disposition', `inline; filename="${fileName(r)}"`);
+      return send(res, 200, 'application/pdf', await receiptPdf(view, width), 'private, max-age=86400');
+    }
+    return send(res, 200, 'text/html; charset=utf-8', joined(bySq.map(receiptHtmlOf)), 'private, max-age=86400');
+  });
+}
