@@ -157,3 +157,14 @@ export async function unzip(zip: Buffer, dir: string): Promise<Record<string, st
   }
   return out;
 }
+
+/** Polls `fn` until it answers something other than undefined; fails naming `what` after `ms`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

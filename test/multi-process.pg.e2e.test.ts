@@ -23,18 +23,11 @@ import { request } from 'undici';
 import pg from 'pg';
 import { startService, type RunningService } from '../src/register/server.js';
 import { verifyZip } from '../src/register/journal/export/verify-zip.js';
-import { createScratchSchema, type ScratchSchema } from '../src/portal/store/postgres/scratch-schema.js';
+import { createScratchSchema } from '../src/portal/store/postgres/scratch-schema.js';
 import { type RunningPortal, startPortal } from '../src/portal/server.js';
 import { ManualClock } from '../src/shared/clock.js';
-import { ROOT, type HttpAnswer, freePort, get, post, sale, tempDir, unzip } from './helpers.js';
+import { ROOT, type HttpAnswer, freePort, get, post, sale, tempDir, unzip, until } from './helpers.js';
 import { type TestPortal, startTestPortal } from './portal-helpers.js';
-
-/** The URL of a scratch schema, as `efr serve --db` takes it. */
-function dbUrl(scratch: ScratchSchema): string {
-  const u = new URL(scratch.url);
-  u.searchParams.set('options', `-c search_path=${scratch.schema}`);
-  return u.toString();
-}
 
 interface JouRecord {
   SQ: number;
@@ -88,7 +81,7 @@ const rcOf = (a: HttpAnswer): string => `${a.json?.TraC?.Result?.RC ?? a.status}
 
 test('two services on one PostgreSQL journal: automatic TNs through both stay gapless, the same TN through both is registered once', async () => {
   const scratch = await createScratchSchema(undefined, 'efr_mp_');
-  const db = dbUrl(scratch);
+  const db = scratch.schemaUrl;
   const dataDir = tempDir('efr-mp-');
   const work = tempDir('efr-mp-export-');
   const services: RunningService[] = [];
@@ -234,22 +227,12 @@ async function leaseHolder(db: string): Promise<string> {
   return lease.until > Date.now() ? lease.holder : '';
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const SILENT_T = TERMINALS + 1;
 const SILENT_AFTER_MS = 60_000;
 
 test('cloud deployment: a portal and two efr serve processes on PostgreSQL, activation by badge, 20 terminals, 2,000 transactions, the archive sender killed -9 and the portal restarted mid-way', { timeout: 180_000 }, async () => {
   const scratch = await createScratchSchema(undefined, 'efr_mp_');
-  const db = dbUrl(scratch);
+  const db = scratch.schemaUrl;
   const dataDir = tempDir('efr-mp-');
   const work = tempDir('efr-mp-export-');
   const procs: Proc[] = [];
@@ -273,7 +256,7 @@ test('cloud deployment: a portal and two efr serve processes on PostgreSQL, acti
     // Multi POS: every TL/TT is its own register TaxId$TL_TT; the profile is in the shared journal
     const profile = await post(`${a.url}/profile`, { Badge: company.badge, TaxId: TAX_ID, RN_TT: true, Attributes: 'Recorder_init=50' });
     assert.equal(profile.status, 200, profile.text);
-    await until('A activated and sending', async () => ((await get(`${a.url}/state`)).json.State?.Recorder === 'online' && (await leaseHolder(db)).includes(`:${a.child.pid}:`) ? true : undefined));
+    await until('A activated and sending', async () => ((await get(`${a.url}/state`)).json.State?.Recorder === 'online' && (await leaseHolder(db)).includes(`:${a.child.pid}:`) ? true : undefined), 60_000);
     const b = await serve(dataDir, db, env);
     procs.push(b);
     assert.equal((await get(`${b.url}/state`)).json.State?.Recorder, 'online', 'B reads the activation from the shared journal');
@@ -385,7 +368,7 @@ test('cloud deployment: a portal and two efr serve processes on PostgreSQL, acti
 
     // the archive: B took the lease over from the killed A, and the portal holds every register's journal,
     // record for record, although it was away for half of the run
-    await until('B sends the archive', async () => ((await leaseHolder(db)).includes(`:${b.child.pid}:`) || (await leaseHolder(db)).includes(`:${a2.child.pid}:`) ? true : undefined));
+    await until('B sends the archive', async () => ((await leaseHolder(db)).includes(`:${b.child.pid}:`) || (await leaseHolder(db)).includes(`:${a2.child.pid}:`) ? true : undefined), 60_000);
     const journal = await journalRows(db);
     await until('the archive complete', async () => {
       // (def, the instance's own register, is archived under the instance's register number)
@@ -414,7 +397,7 @@ test('cloud deployment: a portal and two efr serve processes on PostgreSQL, acti
     await until('the new records archived', async () => {
       for (let t = 1; t <= TERMINALS; t++) if ((await live.store.archivedRecords(rnOf(t), (stored.get(rnOf(t)) ?? 0) + 1, 1_000_000)).length === 0) return undefined;
       return true;
-    });
+    }, 60_000);
     await live.scheduler.runNow();
     const notes = await portal.call('GET', `/api/v1/companies/${company.id}/notifications?languageCode=de`);
     assert.equal(notes.status, 200, notes.text);

@@ -10,23 +10,13 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type HttpAnswer, get, http, post, sale, startTestService, tempDir } from './helpers.js';
+import { type HttpAnswer, get, http, post, sale, startTestService, tempDir, until } from './helpers.js';
 import { type TestPortal, startTestPortal } from './portal-helpers.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 after(async () => {
   for (const c of cleanup.reverse()) await c().catch(() => undefined);
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const CACHE_MS = 300;
 const TAX_ID = 'ATU13585627';

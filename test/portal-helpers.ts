@@ -110,3 +110,13 @@ export const location = (parentEntityId: number, extra: Record<string, unknown> 
   locationIdentification: 'Shop-1',
   ...extra,
 });
+
+/** A company (Café Central GmbH, ATU13585627) with the location Shop-1, made over the API; its id, badge and TaxId. */
+export async function companyWithLocation(portal: TestPortal): Promise<{ id: number; badge: string; taxId: string }> {
+  const c = await portal.call('POST', '/api/v1/companies', { parentEntityId: portal.rootId, name: 'Café Central GmbH', taxId: 'ATU13585627', address: 'Herrengasse 14', city: 'Wien', zip: '1010', countryCode: 'AT' });
+  if (c.status !== 200) throw new Error(`company: ${c.status} ${c.text}`);
+  const company = c.json.company as { id: number; badge: string; taxId: string };
+  const l = await portal.call('POST', '/api/v1/locations', { parentEntityId: company.id, name: 'Shop Herrengasse', address: 'Herrengasse 14', city: 'Wien', zip: '1010', countryCode: 'AT', locationIdentification: 'Shop-1' });
+  if (l.status !== 200) throw new Error(`location: ${l.status} ${l.text}`);
+  return company;
+}

@@ -11,22 +11,13 @@ import { request } from 'undici';
 import { ACTIVATION_KEY } from '../src/register/recorder/recorder.js';
 import { activationHandleFields, archiveRecordExtras } from '../src/register/recorder/receipt-handles.js';
 import { get, post, sale, startTestService } from './helpers.js';
-import { STORE_NAME, type TestPortal, startTestPortal } from './portal-helpers.js';
+import { STORE_NAME, startTestPortal, companyWithLocation } from './portal-helpers.js';
 import type { TestService } from './helpers.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 after(async () => {
   for (const c of cleanup.reverse()) await c().catch(() => undefined);
 });
-
-async function companyWithLocation(portal: TestPortal): Promise<{ id: number; badge: string; taxId: string }> {
-  const c = await portal.call('POST', '/api/v1/companies', { parentEntityId: portal.rootId, name: 'Café Central GmbH', taxId: 'ATU13585627', address: 'Herrengasse 14', city: 'Wien', zip: '1010', countryCode: 'AT' });
-  assert.equal(c.status, 200, c.text);
-  const company = c.json.company as { id: number; badge: string; taxId: string };
-  const l = await portal.call('POST', '/api/v1/locations', { parentEntityId: company.id, name: 'Shop Herrengasse', address: 'Herrengasse 14', city: 'Wien', zip: '1010', countryCode: 'AT', locationIdentification: 'Shop-1' });
-  assert.equal(l.status, 200, l.text);
-  return company;
-}
 
 /** Everything the service's journal holds for `def`, archived at the portal as the recorder sends it. */
 async function archiveAll(service: TestService, portalUrl: string, token: string, fromSq: number): Promise<number> {

@@ -15,23 +15,13 @@ import { tseDir } from '../src/register/fiscal/de/tse.js';
 import { EVENTS_KEY, EventReporter, fiscalStateEvents } from '../src/register/recorder/events.js';
 import { type RunningPortal, startPortal } from '../src/portal/server.js';
 import type { Notification } from '../src/portal/store/types.js';
-import { get, post, startTestService, tempDir } from './helpers.js';
+import { get, post, startTestService, tempDir, until } from './helpers.js';
 import { STORE_NAME, startTestPortal } from './portal-helpers.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 after(async () => {
   for (const c of cleanup.reverse()) await c().catch(() => undefined);
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const receipt = (): object => ({
   Tra: { ESR: { TL: 'Shop-1', TT: 'POS-1', PosA: [{ _: 'Pos', Dsc: 'Brot', TaxG: 'B', Amt: '1.50' }], PayA: [{ _: 'Pay', Dsc: 'Bar', PayG: 'cash', Amt: '1.50' }] } },

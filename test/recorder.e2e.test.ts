@@ -6,34 +6,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startPortal } from '../src/portal/server.js';
-import { get, post, sale, startTestService, tempDir } from './helpers.js';
-import { STORE_NAME, type TestPortal, startTestPortal } from './portal-helpers.js';
+import { get, post, sale, startTestService, tempDir, until } from './helpers.js';
+import { STORE_NAME, startTestPortal, companyWithLocation } from './portal-helpers.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 after(async () => {
   for (const c of cleanup.reverse()) await c().catch(() => undefined);
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-async function companyWithLocation(portal: TestPortal): Promise<{ id: number; badge: string; taxId: string }> {
-  const c = await portal.call('POST', '/api/v1/companies', { parentEntityId: portal.rootId, name: 'Café Central GmbH', taxId: 'ATU13585627', address: 'Herrengasse 14', city: 'Wien', zip: '1010', countryCode: 'AT' });
-  assert.equal(c.status, 200, c.text);
-  const company = c.json.company as { id: number; badge: string; taxId: string };
-  const l = await portal.call('POST', '/api/v1/locations', { parentEntityId: company.id, name: 'Shop Herrengasse', address: 'Herrengasse 14', city: 'Wien', zip: '1010', countryCode: 'AT', locationIdentification: 'Shop-1' });
-  assert.equal(l.status, 200, l.text);
-  return company;
-}
 
 const state = async (url: string): Promise<Record<string, unknown>> => (await get(`${url}/state`)).json.State as Record<string, unknown>;
 

@@ -25,7 +25,7 @@ import type pino from 'pino';
 import type { ServiceContext } from '../context.js';
 import { diskMonitor, diskQuotaBytes } from '../maintenance/disk-quota.js';
 import { postJson } from './portal-client.js';
-import { activationKey } from './recorder.js';
+import { activationKey, retryOptionsOf } from './recorder.js';
 
 export const EVENTS_KEY = 'recorder:events';
 export const DISK_STATE_KEY = 'recorder:disk';
@@ -64,12 +64,7 @@ export interface EventReporterOptions {
 }
 
 export function eventReporterOptionsOf(env: NodeJS.ProcessEnv): EventReporterOptions {
-  const out: EventReporterOptions = {};
-  const m = /^(\d+),(\d+)$/.exec(env.EFR_RECORDER_RETRY_MS ?? '');
-  if (m) {
-    out.retryMinMs = Number(m[1]);
-    out.retryMaxMs = Math.max(Number(m[1]), Number(m[2]));
-  }
+  const out: EventReporterOptions = { ...retryOptionsOf(env) };
   const disk = Number(env.EFR_DISK_CHECK_MS);
   if (env.EFR_DISK_CHECK_MS !== undefined && Number.isInteger(disk) && disk >= 0) out.diskCheckMs = disk;
   return out;

@@ -74,13 +74,14 @@ export interface RecorderOptions {
   leaseMs?: number;
 }
 
-export function recorderOptionsOf(env: NodeJS.ProcessEnv): RecorderOptions {
-  const out: RecorderOptions = {};
+/** The pauses between retries of calls to the portal from EFR_RECORDER_RETRY_MS=min,max (the recorder's and the events'). */
+export function retryOptionsOf(env: NodeJS.ProcessEnv): { retryMinMs?: number; retryMaxMs?: number } {
   const m = /^(\d+),(\d+)$/.exec(env.EFR_RECORDER_RETRY_MS ?? '');
-  if (m) {
-    out.retryMinMs = Number(m[1]);
-    out.retryMaxMs = Number(m[2]);
-  }
+  return m ? { retryMinMs: Number(m[1]), retryMaxMs: Math.max(Number(m[1]), Number(m[2])) } : {};
+}
+
+export function recorderOptionsOf(env: NodeJS.ProcessEnv): RecorderOptions {
+  const out: RecorderOptions = { ...retryOptionsOf(env) };
   if (env.EFR_PORTAL_URL) out.portalUrl = env.EFR_PORTAL_URL;
   const lease = Number(env.EFR_RECORDER_LEASE_MS);
   if (Number.isInteger(lease) && lease >= 500) out.leaseMs = lease;

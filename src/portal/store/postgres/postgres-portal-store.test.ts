@@ -88,9 +88,7 @@ test('PostgreSQL portal store: a text search uses the trigram index', async () =
 
 test('PostgreSQL portal store: openPortalStore with a URL that names the schema', async () => {
   const scratch = await createScratchSchema();
-  const u = new URL(scratch.url);
-  u.searchParams.set('options', `-c search_path=${scratch.schema}`);
-  const store = await openPortalStore({ dataDir: '/nonexistent', url: u.toString() });
+  const store = await openPortalStore({ dataDir: '/nonexistent', url: scratch.schemaUrl });
   try {
     const root = await store.createEntity({
       kind: 'organization', parentId: null, name: 'Root', address: null, city: null, zip: null, countryCode: null, invoiceEmailAddress: null,

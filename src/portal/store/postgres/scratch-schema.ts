@@ -33,6 +33,8 @@ export function unreachableMessage(url: string, err: unknown): string {
 export interface ScratchSchema {
   url: string;
   schema: string;
+  /** the URL that works in the schema (`?options=-c search_path=<schema>`), as `--db` takes it */
+  schemaUrl: string;
   drop(): Promise<void>;
 }
 
@@ -50,9 +52,12 @@ export async function createScratchSchema(url = testPgUrl(), prefix = 'efr_t_'):
   } finally {
     await admin.end();
   }
+  const inSchema = new URL(url);
+  inSchema.searchParams.set('options', `-c search_path=${schema}`);
   return {
     url,
     schema,
+    schemaUrl: inSchema.toString(),
     async drop() {
       const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
       await c.connect();

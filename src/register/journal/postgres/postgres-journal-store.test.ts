@@ -245,9 +245,7 @@ test('PostgreSQL journal: openJournalStore with a URL that names the schema; wit
   const scratch = await createScratchSchema(undefined, PREFIX);
   const dir = mkdtempSync(join(tmpdir(), 'efr-pgj-'));
   try {
-    const u = new URL(scratch.url);
-    u.searchParams.set('options', `-c search_path=${scratch.schema}`);
-    const store = await openJournalStore({ dataDir: dir, url: u.toString() });
+    const store = await openJournalStore({ dataDir: dir, url: scratch.schemaUrl });
     try {
       assert.ok(store instanceof PostgresJournalStore);
       await store.putSetting('profile:def', '{"a":1}');

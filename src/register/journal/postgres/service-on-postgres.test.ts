@@ -30,9 +30,7 @@ async function exportVerifies(url: string, dir: string, name: string): Promise<{
 
 test('the service on PostgreSQL: sales over HTTP, a verifying export, a restart on the same schema continues SQ and TN', async () => {
   const scratch = await createScratchSchema(undefined, 'efr_j_');
-  const u = new URL(scratch.url);
-  u.searchParams.set('options', `-c search_path=${scratch.schema}`);
-  const db = u.toString();
+  const db = scratch.schemaUrl;
   const dataDir = tempDir('efr-pg-svc-');
   const work = tempDir('efr-pg-export-');
   try {
@@ -119,9 +117,7 @@ test('the service on PostgreSQL: sales over HTTP, a verifying export, a restart 
 
 test('a process that did not write reads what another process wrote: /last, /state, /find and a register made elsewhere', async () => {
   const scratch = await createScratchSchema(undefined, 'efr_j_');
-  const u = new URL(scratch.url);
-  u.searchParams.set('options', `-c search_path=${scratch.schema}`);
-  const db = u.toString();
+  const db = scratch.schemaUrl;
   const dataDir = tempDir('efr-pg-read-');
   try {
     const a = await startService({ port: 0, host: '127.0.0.1', dataDir, db, log: false, env: {} });
