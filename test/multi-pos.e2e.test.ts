@@ -67,6 +67,11 @@ test('an instance serves at most EFR_MAX_POS POS installations (a cloud instance
     assert.match(fourth.json.TraC.Result.UserMessage, /ATU1\$L1_T4 .*at most 3 POS/);
     assert.deepEqual((await get(`${limited.url}/state`)).json.State.RN.split(' ').sort(), ['ATU1$L1_T1', 'ATU1$L1_T2', 'ATU1$L1_T3'], 'nothing of T4 was made');
     assert.equal((await post(`${limited.url}/register`, sale({ TL: 'L1', TT: 'T2' }))).json.TraC.Result.RC, 'OK', 'a known register goes on');
+    // every other way a register would be made is refused too: base data for a new terminal (Multi POS)
+    const cfg = await post(`${limited.url}/cfg`, { Cfg: { Cmp: { TaxId: 'ATU1' }, Loc: { TL: 'L1' }, Trm: { TT: 'T9' } } });
+    assert.equal(cfg.status, 400, cfg.text);
+    assert.match(cfg.text, /#REGISTER_LIMIT/);
+    assert.equal((await get(`${limited.url}/state`)).json.State.RN.split(' ').length, 3);
   } finally {
     await limited.stop();
   }

@@ -32,7 +32,7 @@ export interface TestPortal extends RunningPortal {
   stop(): Promise<void>;
 }
 
-export async function startTestPortal(options: { clock?: Clock; /** PostgreSQL even without EFR_TEST_PG */ pgUrl?: string; portal?: Pick<PortalOptions, 'silentAfterMs' | 'escalateAfterMs' | 'smtpUrl' | 'mailFrom' | 'schedulerIntervalMs'> } = {}): Promise<TestPortal> {
+export async function startTestPortal(options: { clock?: Clock; /** PostgreSQL even without EFR_TEST_PG */ pgUrl?: string; portal?: Pick<PortalOptions, 'silentAfterMs' | 'escalateAfterMs' | 'reopenWithinMs' | 'trustProxy' | 'smtpUrl' | 'mailFrom' | 'schedulerIntervalMs'> } = {}): Promise<TestPortal> {
   const dataDir = tempDir('efr-portal-');
   let schema: string | undefined;
   let dbUrl: string | undefined;

@@ -141,6 +141,18 @@ test(`Tra_DH, activation with the register handle, archive with transaction hand
   }
   assert.equal((await page(`${portal.url}/r/${dh1}?fmt=docx`)).status, 404);
 
+  // the guess limit (30 misses per client and 10 minutes): beyond it misses are 429, a receipt that exists is shown
+  let misses = 6;
+  while (misses < 30) {
+    assert.equal((await page(`${portal.url}/r/${other}`)).status, 404, `miss ${misses + 1}`);
+    misses += 1;
+  }
+  const limited = await page(`${portal.url}/r/${other}`);
+  assert.equal(limited.status, 429);
+  assert.ok(Number(limited.headers['retry-after']) > 0);
+  assert.equal((await page(`${portal.url}/r/${dh1}`)).status, 200, 'a found receipt is never refused');
+  assert.equal((await page(`${portal.url}/r/${dh2}?fmt=pdf`)).status, 200);
+
   // a deactivated company's receipts are still shown
   const d = await portal.call('POST', `/api/v1/companies/${company.id}/deactivate`);
   assert.equal(d.status, 200, d.text);

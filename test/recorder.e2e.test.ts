@@ -3,6 +3,8 @@
  * and a real register service: activation by a company badge with TL/TT, the central Cfg replicated, the badge
  * locked, the journal archived in order, the portal stopped and started again mid-way, the service restarted.
  */
+import { markArchived } from '../src/register/maintenance/archive-marks.js';
+import { journalCutPlan } from '../src/register/maintenance/clean-journal.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, test } from 'node:test';
@@ -80,6 +82,14 @@ test(`activation by badge and the journal archive (${STORE_NAME})`, async () => 
     const s = await state(service.url);
     return (s.RetryQueued as number) > 0 && (s.RecQueued as number) >= 30 ? true : undefined;
   });
+  // a backup now archives everything, but cleaning still keeps what the portal has not confirmed
+  const defReg = service.ctx.registers.get('def');
+  assert.ok(defReg);
+  await markArchived(service.ctx.store, 'def', { sq: head(), at: new Date().toISOString(), kind: 'backup' });
+  // (as if a Z had closed everything and no record were needed any more: only the archive limits apply)
+  const plan = await journalCutPlan(service.ctx, { ...defReg, state: { ...defReg.state, zSq: head() + 1, last: {}, lastTT: {} } }, '9999-12-31');
+  assert.deepEqual([plan.upTo, plan.limit], [Number(await service.ctx.store.getSetting('recorder:sq:def')), 'portal']);
+  assert.ok(plan.upTo <= head() - 30);
   // the portal starts again on the same data folder (and port): the archive completes
   const again = await startPortal({ port, host: '127.0.0.1', dataDir: portal.dataDir, log: false });
   cleanup.push(() => again.close());
@@ -127,4 +137,40 @@ test('an unknown badge leaves the Recorder inactive with a warning', async () =>
   assert.equal(st.Online, false);
   // not locked: another badge can be saved
   assert.equal((await post(`${service.url}/profile`, { Badge: 'YYYY-YYYY-YYYY' })).status, 200);
+});
+
+test('Multi POS: every register is archived under its own register number; one the portal refuses does not hold up the others', async () => {
+  const portal = await startTestPortal();
+  cleanup.push(() => portal.stop());
+  const company = await companyWithLocation(portal);
+  const service = await startTestService({ env: { EFR_PORTAL_URL: portal.url, EFR_RECORDER_RETRY_MS: '50,400' } });
+  cleanup.push(() => service.stop());
+  const rn = (tt: string): string => `${company.taxId}$Shop-1_${tt}`;
+  // the portal already holds another record as SQ 1 of POS-1 (as if another instance had archived its journal there)
+  await portal.store.putRegister({ registerNumber: rn('POS-1'), companyId: company.id, countryCode: 'AT', lastTL: 'Shop-1', lastTT: 'POS-1', userComment: null, firstTransaction: null, lastTransaction: null, versionNumber: null, state: 'Productive', isCloudEFR: false, dischargeAfter: null }, new Date());
+  const foreign = '{"foreign":true}';
+  await portal.store.archiveRecords([{ registerNumber: rn('POS-1'), sq: 1, data: foreign, hash: createHash('sha256').update('0'.repeat(64)).update('\n').update(foreign).digest('hex'), d: null }]);
+
+  assert.equal((await post(`${service.url}/profile`, { Badge: company.badge, TaxId: company.taxId, RN_TT: true, Attributes: 'Recorder_init=20' })).status, 200);
+  await until('Recorder online', async () => ((await state(service.url)).Recorder === 'online' ? true : undefined));
+  for (const tt of ['POS-1', 'POS-2', 'POS-3']) {
+    for (let i = 0; i < 3; i++) assert.equal((await post(`${service.url}/register`, sale({ TL: 'Shop-1', TT: tt }))).json.TraC.Result.RC, 'OK');
+  }
+  const head = (tt: string): number => service.ctx.registers.get(rn(tt))?.state.sq ?? 0;
+  // POS-2 and POS-3 are archived completely under their own numbers, though POS-1 is refused
+  for (const tt of ['POS-2', 'POS-3']) {
+    await until(`${tt} archived`, async () => ((await portal.store.archivedRecords(rn(tt), 1, 1000)).length === head(tt) ? true : undefined));
+    const reg = await portal.store.getRegister(rn(tt));
+    assert.equal(reg?.companyId, company.id);
+    assert.equal(reg?.lastTT, tt);
+  }
+  const st = await until('the refusal named', async () => {
+    const s = await state(service.url);
+    return String(s.RecorderWarning ?? '').includes(rn('POS-1')) ? s : undefined;
+  });
+  assert.match(String(st.RecorderWarning), /refuses the archive of register .*POS-1 \(409\)/);
+  assert.ok(Number(st.RetryQueued) > 0);
+  assert.equal(st.Online, false, 'not online while a register cannot be archived');
+  assert.equal(Number(st.RecQueued), head('POS-1'), 'only POS-1 is left');
+  assert.deepEqual((await portal.store.archivedRecords(rn('POS-1'), 1, 1000)).map((r) => r.data), [foreign], 'the portal keeps what it held');
 });

@@ -47,9 +47,15 @@ function contentTypeOf(header: string | undefined): string {
   return type ? type : '(none)';
 }
 
-export async function buildPortalApp(ctx: PortalContext, logger?: FastifyBaseLogger): Promise<FastifyInstance> {
+export interface PortalAppOptions {
+  /** Fastify's trustProxy: the client address (req.ip) from X-Forwarded-For; default off (server.ts, PORTAL_TRUST_PROXY) */
+  trustProxy?: boolean | string[];
+}
+
+export async function buildPortalApp(ctx: PortalContext, logger?: FastifyBaseLogger, options: PortalAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     bodyLimit: PORTAL_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     // bodies are JSON and must have the right types; path and query values are coerced before validation

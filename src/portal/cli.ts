@@ -1,7 +1,7 @@
 /**
  * `efr portal [--port 5619] [--host ADDR] [--data DIR] [--db postgres://...]` starts the management portal;
  * `efr portal init [--data DIR] [--db URL] [--name NAME]` creates the root organization and its admin client.
- * Also EFR_PORTAL_PORT, EFR_DATA, EFR_PORTAL_DB.
+ * Also EFR_PORTAL_PORT, EFR_DATA, EFR_PORTAL_DB; `--trust-proxy true|<addresses>` / PORTAL_TRUST_PROXY (trust-proxy.ts).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,6 +9,7 @@ import { systemClock } from '../shared/clock.js';
 import { AlreadyInitialised, initPortal } from './init.js';
 import { notificationOptions } from './notifications/options.js';
 import { DEFAULT_PORTAL_PORT, startPortal } from './server.js';
+import { trustProxyOption } from './trust-proxy.js';
 import { openPortalStore } from './store/open.js';
 
 export { PORTAL_USAGE } from './usage.js';
@@ -20,7 +21,8 @@ export async function portalCommand(args: string[]): Promise<number | undefined>
     args: init ? args.slice(1) : args,
     options: {
       port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, db: { type: 'string' }, name: { type: 'string' },
-      'silent-after': { type: 'string' }, 'escalate-after': { type: 'string' }, 'smtp-url': { type: 'string' }, 'mail-from': { type: 'string' },
+      'silent-after': { type: 'string' }, 'escalate-after': { type: 'string' }, 'reopen-within': { type: 'string' }, 'smtp-url': { type: 'string' }, 'mail-from': { type: 'string' },
+      'trust-proxy': { type: 'string' },
     },
     strict: true,
   });
@@ -52,7 +54,7 @@ export async function portalCommand(args: string[]): Promise<number | undefined>
   const portText = values.port ?? process.env.EFR_PORTAL_PORT ?? String(DEFAULT_PORTAL_PORT);
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
-  const portal = await startPortal({ port, dataDir, ...(dbUrl ? { dbUrl } : {}), ...(values.host ? { host: values.host } : {}), ...notificationOptions(values) });
+  const portal = await startPortal({ port, dataDir, ...(dbUrl ? { dbUrl } : {}), ...(values.host ? { host: values.host } : {}), ...notificationOptions(values), ...trustProxyOption(values['trust-proxy'] ?? process.env.PORTAL_TRUST_PROXY) });
   process.stdout.write(`efr portal listening on ${portal.url} (data ${dataDir}${dbUrl ? ', PostgreSQL' : ''}); reference ${portal.url}/docs\n`);
   const stop = (signal: string): void => {
     process.stdout.write(`efr portal: ${signal}, closing\n`);

@@ -12,7 +12,7 @@ import { buildPortalApp } from './app.js';
 import { TokenIssuer, loadTokenKey } from './auth/tokens.js';
 import type { PortalContext } from './context.js';
 import { createMailer } from './notifications/mailer.js';
-import { DEFAULT_ESCALATE_AFTER_MS, DEFAULT_SILENT_AFTER_MS, Notifier } from './notifications/notifier.js';
+import { DEFAULT_ESCALATE_AFTER_MS, DEFAULT_REOPEN_WITHIN_MS, DEFAULT_SILENT_AFTER_MS, Notifier } from './notifications/notifier.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import { openPortalStore } from './store/open.js';
 import type { PortalStore } from './store/types.js';
@@ -33,6 +33,13 @@ export interface PortalOptions {
   silentAfterMs?: number;
   /** an open notification is escalated after this long (default 24 h; PORTAL_ESCALATE_AFTER) */
   escalateAfterMs?: number;
+  /** a condition that comes back this soon after its notification was closed reopens it (default 10 min; 0 never; PORTAL_REOPEN_WITHIN) */
+  reopenWithinMs?: number;
+  /**
+   * the client address of a request from X-Forwarded-For (Fastify's trustProxy): true trusts any proxy, a list
+   * only these proxy addresses or CIDR ranges; default off (PORTAL_TRUST_PROXY)
+   */
+  trustProxy?: boolean | string[];
   /** notification mail by SMTP (smtp://127.0.0.1:25; PORTAL_SMTP_URL); absent: .eml files in <data>/portal/outbox/ */
   smtpUrl?: string;
   /** sender of notification mail (PORTAL_MAIL_FROM) */
@@ -63,9 +70,9 @@ export async function startPortal(options: PortalOptions): Promise<RunningPortal
   try {
     await store.migrate();
     const mailer = createMailer({ outboxDir: join(options.dataDir, 'portal', 'outbox'), ...(options.smtpUrl ? { smtpUrl: options.smtpUrl } : {}), ...(options.mailFrom ? { from: options.mailFrom } : {}) });
-    const notifier = new Notifier({ silentAfterMs: options.silentAfterMs ?? DEFAULT_SILENT_AFTER_MS, escalateAfterMs: options.escalateAfterMs ?? DEFAULT_ESCALATE_AFTER_MS }, mailer, logger);
+    const notifier = new Notifier({ silentAfterMs: options.silentAfterMs ?? DEFAULT_SILENT_AFTER_MS, escalateAfterMs: options.escalateAfterMs ?? DEFAULT_ESCALATE_AFTER_MS, reopenWithinMs: options.reopenWithinMs ?? DEFAULT_REOPEN_WITHIN_MS }, mailer, logger);
     const context: PortalContext = { store, clock, tokens: new TokenIssuer(loadTokenKey(options.dataDir), clock), dataDir: options.dataDir, notifier, ...(logger ? { log: logger } : {}) };
-    app = await buildPortalApp(context, logger);
+    app = await buildPortalApp(context, logger, { ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}) });
     await app.listen({ port: options.port ?? DEFAULT_PORTAL_PORT, host: options.host ?? '0.0.0.0' });
     const scheduler = startScheduler(context, options.schedulerIntervalMs, logger);
     const port = (app.server.address() as AddressInfo).port;

@@ -6,6 +6,8 @@ export const PORTAL_USAGE = `  portal    start the management portal (docs/porta
             --db URL     PostgreSQL instead (postgres://user:pass@host/db, or EFR_PORTAL_DB)
             --silent-after D    a register not heard from for D is REGISTER_SILENT (default 24h, or PORTAL_SILENT_AFTER)
             --escalate-after D  an open notification goes a level up after D (default 24h, or PORTAL_ESCALATE_AFTER)
+            --reopen-within D   a condition back within D of its close reopens it, unmailed (default 10m, 0 never; PORTAL_REOPEN_WITHIN)
+            --trust-proxy T     client address from X-Forwarded-For: true or proxy addresses/CIDRs (default off; PORTAL_TRUST_PROXY)
             --smtp-url URL      notification mail by SMTP (or PORTAL_SMTP_URL); default: .eml files in DIR/portal/outbox/
             --mail-from ADDR    sender of notification mail (or PORTAL_MAIL_FROM)
   portal init            create the root organization and its first admin API client

@@ -28,8 +28,6 @@ export interface ServiceContext {
   listenerSettingsChanged?: () => void;
   /** cloud mode (bearer tokens, issue 8 point 1): token lifetimes; absent on a local instance */
   cloud?: CloudSettings;
-  /** the most POS installations (registers other than def) this instance serves; absent: no limit (register-limit.ts) */
-  maxPos?: number;
   /** restart and stop of the running service (issue 9 point 5); absent when the app runs without a server (tests with inject) */
   control?: ServiceControl;
   /** set (to the RN being restored) while a restore writes into the instance: nothing is sealed meanwhile (#BACKUP_BUSY) */

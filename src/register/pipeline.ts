@@ -3,7 +3,6 @@
  * (decode, normalize, validate, classify, fiscalize, journal, respond).
  * Routes, the file interface and UDP only adapt their input and output to it.
  */
-import { assertRegisterRoom } from './register-limit.js';
 import { type Lang, FiscalError } from '../shared/errors.js';
 import { contentHashes } from '../shared/canonical.js';
 import { type Doc, type Format, type Obj, bodyFormat, decodeBody, isObj, responseFormat, str } from './codec/index.js';
@@ -550,7 +549,6 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
     if (!ctx.registers.get(rn)) {
       checkBeforeCreating(ctx, rn, doc);
       assertDiskRoom(ctx);
-      await assertRegisterRoom(ctx, rn);
     }
     const reg = await ctx.registers.getOrCreate(rn);
     lang = ctx.registers.lang(reg);

@@ -5,7 +5,7 @@
  * free register at the very same moment may both succeed: the limit is a capacity bound, not a fiscal rule.
  */
 import { FiscalError } from '../shared/errors.js';
-import type { ServiceContext } from './context.js';
+import type { JournalStore } from './journal/types.js';
 
 export const CLOUD_MAX_POS = 100;
 
@@ -21,7 +21,7 @@ export function maxPosOf(env: NodeJS.ProcessEnv, cloud: boolean): number | undef
 }
 
 /** Refuses a new register beyond the limit (#REGISTER_LIMIT); a register the journal holds is always served. */
-export async function assertRegisterRoom(ctx: Pick<ServiceContext, 'maxPos' | 'store'>, rn: string): Promise<void> {
+export async function assertRegisterRoom(ctx: { maxPos: number | undefined; store: Pick<JournalStore, 'heads'> }, rn: string): Promise<void> {
   const limit = ctx.maxPos;
   if (limit === undefined || rn === 'def') return;
   const heads = await ctx.store.heads();

@@ -7,6 +7,7 @@ import { type Obj, obj, str } from './codec/index.js';
 import { GENESIS } from './journal/chain.js';
 import { emptyTotals } from './closing/z-report.js';
 import { KeyLocks } from './key-locks.js';
+import { assertRegisterRoom } from './register-limit.js';
 import { type JournalRecord, type JournalStore, type RecordType, type RegisterState, RegisterExists } from './journal/types.js';
 
 export interface CachedResponse {
@@ -41,6 +42,9 @@ export class Registers {
   private readonly byRid = new Map<number, Register>();
   private readonly creating = new Map<string, Promise<Register>>();
 
+  /** the most POS installations (registers other than def) the instance serves; undefined: no limit (register-limit.ts) */
+  maxPos: number | undefined;
+
   constructor(private readonly store: JournalStore) {}
 
   async load(): Promise<void> {
@@ -74,6 +78,8 @@ export class Registers {
     let p = this.creating.get(rn);
     if (!p) {
       p = (async () => {
+        // every way a register is made (a transaction, POST /cfg of Multi POS, PUT /repo) passes here
+        await assertRegisterRoom({ maxPos: this.maxPos, store: this.store }, rn);
         const init = initialState(rn);
         try {
           const rid = await this.store.createRegister(rn, init);
@@ -100,7 +106,7 @@ export class Registers {
    * /last and the maps of pending records (all of them failed) are replaced.
    */
   async readBack(rids: ReadonlySet<number>): Promise<() => void> {
-    const states = (await this.store.loadRegisters()).filter((s) => rids.has(s.rid));
+    const states = await this.store.loadRegisters([...rids]);
     return () => {
       for (const s of states) {
         const reg = this.byRid.get(s.rid);
@@ -132,7 +138,7 @@ export class Registers {
       else if (h.sq > reg.state.sq && reg.pending.size === 0 && !reg.closing) behind.add(h.rid);
     }
     if (behind.size === 0 && unknown.size === 0) return;
-    const states = (await this.store.loadRegisters()).filter((s) => behind.has(s.rid) || unknown.has(s.rid));
+    const states = await this.store.loadRegisters([...behind, ...unknown]);
     for (const s of states) {
       const reg = this.byRid.get(s.rid);
       if (!reg) {

@@ -111,8 +111,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const env = options.env ?? process.env;
   const ctx = await openContext(options.dataDir, options.clock, env, options.db ?? env.EFR_DB);
   if (cloud) ctx.cloud = cloud;
-  const maxPos = maxPosOf(env, cloud !== undefined);
-  if (maxPos !== undefined) ctx.maxPos = maxPos;
+  ctx.registers.maxPos = maxPosOf(env, cloud !== undefined);
   let logger: pino.Logger | undefined;
   if (options.log !== false) {
     const logDir = join(options.dataDir, 'log');

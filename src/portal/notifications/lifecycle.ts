@@ -3,12 +3,16 @@
  * it is the same notification), escalated by the scheduler while still open after the escalation period (a level
  * up, up to 3, mailed again), closed when its condition ends (the register is heard from again, the instance
  * reports the device recovered or the disk no longer nearly full). A notice (TSE_ACTIVATED) is stored closed at
- * once: listed and mailed, never escalated. Closed notifications stay listed.
+ * once: listed and mailed, never escalated. Closed notifications stay listed. A condition that comes back within the
+ * reopen period (default 10 minutes) after its notification was closed reopens it instead of raising a new one
+ * (flapping: not mailed again). An escalation is conditional on the level and raise time read, so that of several
+ * portal processes running the scheduler only the one that changed it mails.
  */
 import type { PortalContext } from '../context.js';
 import { StoreConflict, type Entity, type Notification } from '../store/types.js';
+import { EVENT_IDS_KEPT_MS } from './event-ids.js';
 import { EVENT_KINDS, MAX_LEVEL, type NotificationCode, textsFor, withLevel } from './events.js';
-import { DEFAULT_ESCALATE_AFTER_MS, DEFAULT_SILENT_AFTER_MS, type NotificationSettings } from './notifier.js';
+import { DEFAULT_ESCALATE_AFTER_MS, DEFAULT_REOPEN_WITHIN_MS, DEFAULT_SILENT_AFTER_MS, type NotificationSettings } from './notifier.js';
 
 export interface RaiseInput {
   registerNumber: string;
@@ -21,7 +25,7 @@ export interface RaiseInput {
 }
 
 export function settingsOf(ctx: PortalContext): NotificationSettings {
-  return ctx.notifier?.settings ?? { silentAfterMs: DEFAULT_SILENT_AFTER_MS, escalateAfterMs: DEFAULT_ESCALATE_AFTER_MS };
+  return ctx.notifier?.settings ?? { silentAfterMs: DEFAULT_SILENT_AFTER_MS, escalateAfterMs: DEFAULT_ESCALATE_AFTER_MS, reopenWithinMs: DEFAULT_REOPEN_WITHIN_MS };
 }
 
 const companyType = (c: Entity | undefined): string => (c && (c.test || c.state === 'Test') ? 'Test' : 'Productive');
@@ -30,14 +34,38 @@ function mail(ctx: PortalContext, n: Notification, company: Entity | undefined):
   ctx.notifier?.mail(ctx.store, n, company?.name ?? `company ${n.companyId}`);
 }
 
-/** Raises a notification unless one is open for the register and code; answers it and whether it is new. */
-export async function raiseNotification(ctx: PortalContext, input: RaiseInput): Promise<{ notification: Notification; created: boolean }> {
+/**
+ * Flapping: a condition that comes back within the reopen period after its notification was closed reopens that
+ * notification (level, texts and times kept; no mail: it was mailed when raised). Undefined when none qualifies.
+ */
+async function reopenRecent(ctx: PortalContext, input: RaiseInput, now: Date): Promise<Notification | undefined> {
+  const within = settingsOf(ctx).reopenWithinMs;
+  if (within <= 0) return undefined;
+  try {
+    return await ctx.store.reopenNotification(input.registerNumber, input.code, new Date(now.getTime() - within).toISOString());
+  } catch (e) {
+    // opened at the same time by another request or process: that one is the open notification
+    if (e instanceof StoreConflict) return ctx.store.openNotification(input.registerNumber, input.code);
+    throw e;
+  }
+}
+
+/**
+ * Raises a notification unless one is open for the register and code (or one closed within the reopen period is
+ * reopened); answers it, whether it is new and whether it was reopened.
+ */
+export async function raiseNotification(ctx: PortalContext, input: RaiseInput): Promise<{ notification: Notification; created: boolean; reopened?: boolean }> {
   const kind = EVENT_KINDS[input.code];
+  const now = ctx.clock.now();
   if (!kind.closedAtOnce) {
     const open = await ctx.store.openNotification(input.registerNumber, input.code);
     if (open) return { notification: open, created: false };
+    const reopened = await reopenRecent(ctx, input, now);
+    if (reopened) {
+      ctx.log?.info({ type: 'NOTIFICATION_REOPENED', notification: reopened.id, registerNumber: reopened.registerNumber, eventCode: reopened.eventCode, level: reopened.level }, 'register notification reopened (its condition came back within the reopen period)');
+      return { notification: reopened, created: false, reopened: reopened.closedAt === null };
+    }
   }
-  const now = ctx.clock.now();
   const since = input.at && input.at.getTime() < now.getTime() ? input.at : now;
   const company = await ctx.store.getEntity(input.companyId);
   const detail = input.detail ? input.detail.replace(/\s+/g, ' ').trim().slice(0, 300) || null : null;
@@ -110,6 +138,8 @@ export async function checkNotifications(ctx: PortalContext): Promise<CheckOutco
     const { created } = await raiseNotification(ctx, { registerNumber: r.registerNumber, companyId: r.companyId, code: 'REGISTER_SILENT', at: new Date(r.lastContactAt) });
     if (created) outcome.silent.push(r.registerNumber);
   }
+  // ids of processed instance events are kept for a while only (a resend comes within minutes)
+  await ctx.store.pruneEvents(new Date(now.getTime() - EVENT_IDS_KEPT_MS).toISOString());
   const companies = new Map<number, Entity | undefined>();
   for (const n of await ctx.store.openNotifications()) {
     if (n.eventCode === 'REGISTER_SILENT' && !silentNumbers.has(n.registerNumber)) {
@@ -122,7 +152,8 @@ export async function checkNotifications(ctx: PortalContext): Promise<CheckOutco
     if (!kind?.escalates || n.level >= MAX_LEVEL) continue;
     if (now.getTime() - Date.parse(n.raisedAt) < settings.escalateAfterMs) continue;
     const level = n.level + 1;
-    const up = await ctx.store.escalateNotification(n.id, { level, texts: withLevel(n.texts, level), raisedAt: now.toISOString() });
+    const up = await ctx.store.escalateNotification(n.id, { from: { level: n.level, raisedAt: n.raisedAt }, level, texts: withLevel(n.texts, level), raisedAt: now.toISOString() });
+    // closed meanwhile, or escalated by another portal process (which mails it)
     if (!up) continue;
     outcome.escalated.push(up.id);
     ctx.log?.warn({ type: 'NOTIFICATION_ESCALATED', notification: up.id, registerNumber: up.registerNumber, eventCode: up.eventCode, level }, 'register notification escalated');

@@ -10,12 +10,15 @@ import type { Mail, Mailer } from './mailer.js';
 
 export const DEFAULT_SILENT_AFTER_MS = 24 * 3600_000;
 export const DEFAULT_ESCALATE_AFTER_MS = 24 * 3600_000;
+export const DEFAULT_REOPEN_WITHIN_MS = 10 * 60_000;
 
 export interface NotificationSettings {
   /** a register whose instance has not called the portal for this long is REGISTER_SILENT */
   silentAfterMs: number;
   /** an open notification is escalated (a level up, mailed again) after this long */
   escalateAfterMs: number;
+  /** a condition that comes back this soon after its notification was closed reopens it (0: never) */
+  reopenWithinMs: number;
 }
 
 const isCode = (c: string): c is NotificationCode => (NOTIFICATION_CODES as readonly string[]).includes(c);

@@ -6,7 +6,9 @@
  *
  * Anything that is not a receipt (a malformed handle, an unknown register or transaction handle, a record that is
  * no receipt) is the same small 404 page, uncached (the receipt may arrive with the instance's next archive
- * batch). Misses are limited per client address (services/guess-limit.ts): beyond the limit 429.
+ * batch). Misses are limited per client (services/guess-limit.ts; IPv6 clients by their /64, the address from
+ * X-Forwarded-For when the portal trusts its proxy): beyond the limit a miss is 429; the handle is looked up first,
+ * so a receipt that exists is shown whatever the count.
  * Found receipts never change: cached privately for a day; the page is not indexed and sends no Referer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -17,7 +19,7 @@ import { receiptPdf } from '../../register/render/receipt-pdf.js';
 import { receiptView } from '../../register/render/receipt-view.js';
 import { renderTemplate } from '../../register/render/template-sandbox.js';
 import type { PortalContext } from '../context.js';
-import { GuessLimit, type GuessLimitOptions } from '../services/guess-limit.js';
+import { GuessLimit, type GuessLimitOptions, clientKey } from '../services/guess-limit.js';
 import { type ArchivedReceipt, receiptsOfHandle } from '../services/receipts.js';
 
 /** The HTML QR image as GET /render draws it. */
@@ -76,17 +78,22 @@ export function receiptRoutes(app: FastifyInstance, ctx: PortalContext, options:
   }, async (req: FastifyRequest, res: FastifyReply) => {
     const dh = (req.params as { dh?: string }).dh ?? '';
     const q = req.query as Record<string, string | undefined>;
-    const address = req.ip;
-    if (limit.blocked(address)) {
-      res.header('retry-after', String(limit.retryAfter(address)));
-      return send(res, 429, 'text/html; charset=utf-8', TOO_MANY_PAGE, 'no-store');
-    }
+    // IPv6 clients by their /64 (one host has many addresses); the address is the proxy's client with trustProxy
+    const address = clientKey(req.ip);
     const fmt = (q.fmt ?? 'html').toLowerCase();
     const width = q.width === undefined || q.width === '' ? DEFAULT_WIDTH : Number(q.width);
+    // looked up first: a receipt that exists is never refused; only misses count and are refused
     const receipts = await receiptsOfHandle(ctx, dh);
+    if (receipts.length === 0) {
+      if (limit.blocked(address)) {
+        res.header('retry-after', String(limit.retryAfter(address)));
+        return send(res, 429, 'text/html; charset=utf-8', TOO_MANY_PAGE, 'no-store');
+      }
+      limit.miss(address);
+      return send(res, 404, 'text/html; charset=utf-8', NOT_FOUND_PAGE, 'no-store');
+    }
     const bySq = q.sq !== undefined ? receipts.filter((r) => String(r.sq) === q.sq) : receipts;
     if (bySq.length === 0 || (fmt !== 'html' && fmt !== 'pdf') || !WIDTHS.includes(width)) {
-      if (receipts.length === 0) limit.miss(address);
       return send(res, 404, 'text/html; charset=utf-8', NOT_FOUND_PAGE, 'no-store');
     }
     if (fmt === 'pdf') {

@@ -7,7 +7,9 @@
  * central Cfg (company and location base data) and a credential (a random token, stored as SHA-256 only).
  * Archive: records of the credential's register, in SQ order; each one's hash is checked against the chain
  * (the previous stored record, or GENESIS for SQ 1); a record already stored is accepted again when it is
- * the same and refused (409) when it differs.
+ * the same and refused (409) when it differs. A batch that starts after SQ 1 without the record before it is
+ * accepted unchecked only as the register's first (a journal cleaned before activation); once the portal holds
+ * records of the register it is refused (409, records.0.sq), as is any gap.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { transactionHandle } from '../../register/render/qr/document-handle.js';
@@ -217,6 +219,12 @@ export async function archive(ctx: PortalContext, registerNumber: string, record
   const stored = new Map((await ctx.store.archivedRecords(registerNumber, first.sq - 1, last.sq)).map((r) => [r.sq, r]));
   // the chain is checked from the first record the portal holds (SQ 1 builds on GENESIS)
   let prev: string | undefined = first.sq === 1 ? GENESIS : stored.get(first.sq - 1)?.hash;
+  if (prev === undefined && !stored.has(first.sq) && (await ctx.store.lastArchivedSq(registerNumber)) !== undefined) {
+    // a batch that joins nothing the portal holds: only the register's first batch may start the archive there
+    // (a journal cleaned before activation); a batch sent again from that start holds its first record already
+    ctx.log?.warn({ type: 'RECORDER_GAP', registerNumber, sq: first.sq }, 'a batch that does not join the archive; refused');
+    throw new PortalError('CONFLICT', {}, [{ field: 'records.0.sq', key: 'format', params: { format: `a batch that joins the archive (the archive holds records of this register but not SQ ${first.sq - 1})` } }]);
+  }
   const fresh: ArchivedRecord[] = [];
   let repeated = 0;
   records.forEach((r, i) => {

@@ -611,18 +611,68 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       assert.equal(await s.openNotification('ATU1-R2', 'REGISTER_SILENT'), undefined);
       assert.deepEqual((await s.openNotifications()).map((x) => x.id), [n.id, other.id], 'oldest raise first');
       const texts2 = { en: { short: 'silent', long: 'CurrentLevel: 2' }, de: { short: 'still', long: 'CurrentLevel: 2' } };
-      const up = await s.escalateNotification(n.id, { level: 2, texts: texts2, raisedAt: iso(30) });
+      const up = await s.escalateNotification(n.id, { from: { level: 1, raisedAt: iso(1) }, level: 2, texts: texts2, raisedAt: iso(30) });
       assert.deepEqual(up, { ...n, level: 2, texts: texts2, raisedAt: iso(30) }, 'initialTimestamp kept');
+      assert.equal(await s.escalateNotification(n.id, { from: { level: 1, raisedAt: iso(1) }, level: 2, texts: texts2, raisedAt: iso(31) }), undefined,
+        'escalated from what was read only: another process escalated it first');
       assert.deepEqual((await s.openNotifications()).map((x) => x.id), [other.id, n.id]);
       const closed = await s.closeNotification('ATU1-R1', 'REGISTER_SILENT', iso(40));
       assert.deepEqual(closed, { ...n, level: 2, texts: texts2, raisedAt: iso(30), closedAt: iso(40) });
       assert.equal(await s.closeNotification('ATU1-R1', 'REGISTER_SILENT', iso(41)), undefined, 'nothing open to close');
-      assert.equal(await s.escalateNotification(n.id, { level: 3, texts, raisedAt: iso(42) }), undefined, 'a closed one is not escalated');
+      assert.equal(await s.escalateNotification(n.id, { from: { level: 2, raisedAt: iso(30) }, level: 3, texts, raisedAt: iso(42) }), undefined, 'a closed one is not escalated');
       const again = await s.addNotification({ registerNumber: 'ATU1-R1', companyId: t.C1.id, eventCode: 'REGISTER_SILENT', level: 1, texts, initialTimestamp: iso(50) });
       assert.notEqual(again.id, n.id);
       const listed = await s.listNotifications([t.C1.id]);
       assert.equal(listed.length, 5, 'closed ones stay listed');
       assert.deepEqual(listed.find((x) => x.id === n.id)?.closedAt, iso(40));
+    }));
+
+    test('notifications: escalations at the same time from one reading change it once', withStore(async (s) => {
+      const t = await tree(s);
+      const texts = { en: { short: 'tse', long: 'CurrentLevel: 2' } };
+      const ns = await Promise.all(['R1', 'R2', 'R3', 'R4'].map((r) => s.addNotification({ registerNumber: r, companyId: t.C1.id, eventCode: 'TSE_FAILURE', level: 2, texts, initialTimestamp: iso(1) })));
+      for (const n of ns) {
+        // two portal processes read the same open notification and escalate it at once
+        const change = { from: { level: n.level, raisedAt: n.raisedAt }, level: 3, texts: { en: { short: 'tse', long: 'CurrentLevel: 3' } } };
+        const results = await Promise.all([s.escalateNotification(n.id, { ...change, raisedAt: iso(20) }), s.escalateNotification(n.id, { ...change, raisedAt: iso(21) })]);
+        assert.equal(results.filter((r) => r !== undefined).length, 1, `one of two escalations of ${n.registerNumber} changes it`);
+        const now = await s.openNotification(n.registerNumber, 'TSE_FAILURE');
+        assert.equal(now?.level, 3);
+        assert.equal(now?.raisedAt, results.find((r) => r !== undefined)?.raisedAt);
+      }
+    }));
+
+    test('notifications: reopened when closed since a time (the newest), not when one is open or it closed before', withStore(async (s) => {
+      const t = await tree(s);
+      const texts = { en: { short: 'tse', long: 'CurrentLevel: 2' } };
+      const old = await s.addNotification({ registerNumber: 'R1', companyId: t.C1.id, eventCode: 'TSE_FAILURE', level: 2, texts, initialTimestamp: iso(1) });
+      await s.closeNotification('R1', 'TSE_FAILURE', iso(2));
+      const n = await s.addNotification({ registerNumber: 'R1', companyId: t.C1.id, eventCode: 'TSE_FAILURE', level: 2, texts, initialTimestamp: iso(5), raisedAt: iso(6) });
+      await s.escalateNotification(n.id, { from: { level: 2, raisedAt: iso(6) }, level: 3, texts, raisedAt: iso(8) });
+      await s.closeNotification('R1', 'TSE_FAILURE', iso(10));
+      await s.addNotification({ registerNumber: 'R1', companyId: t.C1.id, eventCode: 'TSE_ACTIVATED', level: 1, texts, initialTimestamp: iso(10), closedAt: iso(10) });
+      assert.equal(await s.reopenNotification('R1', 'TSE_FAILURE', iso(11)), undefined, 'closed before the time');
+      assert.equal(await s.reopenNotification('R2', 'TSE_FAILURE', iso(0)), undefined, 'another register');
+      const reopened = await s.reopenNotification('R1', 'TSE_FAILURE', '2026-03-01T11:01:00+01:00');
+      assert.deepEqual(reopened, { ...n, level: 3, raisedAt: iso(8), closedAt: null }, 'the newest closed one, level and times kept');
+      assert.deepEqual(await s.openNotification('R1', 'TSE_FAILURE'), reopened);
+      await rejectsWith(s.reopenNotification('R1', 'TSE_FAILURE', iso(0)), StoreConflict, 'eventCode');
+      assert.equal((await s.listNotifications([t.C1.id])).find((x) => x.id === old.id)?.closedAt, iso(2), 'the older one stays closed');
+    }));
+
+    test('recorder events: an id is claimed once per register, released again, pruned by age', withStore(async (s) => {
+      assert.equal(await s.claimEvent('R1', 'ev-00000001', iso(1)), true);
+      assert.equal(await s.claimEvent('R1', 'ev-00000001', iso(2)), false, 'seen');
+      assert.equal(await s.claimEvent('R2', 'ev-00000001', iso(2)), true, 'ids are per register');
+      assert.equal(await s.claimEvent('R1', 'EV-00000001', iso(2)), true, 'ids are case-sensitive');
+      const both = await Promise.all([s.claimEvent('R1', 'ev-00000002', iso(3)), s.claimEvent('R1', 'ev-00000002', iso(3))]);
+      assert.deepEqual(both.sort(), [false, true], 'two processes at once: one claims it');
+      await s.releaseEvent('R1', 'ev-00000002');
+      assert.equal(await s.claimEvent('R1', 'ev-00000002', iso(4)), true, 'released: claimed again');
+      assert.equal(await s.pruneEvents(iso(2)), 1, 'only the one seen before 2');
+      assert.equal(await s.claimEvent('R1', 'ev-00000001', iso(5)), true, 'pruned: new again');
+      assert.equal(await s.claimEvent('R2', 'ev-00000001', iso(5)), false, 'seen at 2: kept');
+      assert.equal(await s.pruneEvents('2026-03-01T12:00:00+01:00'), 4);
     }));
 
     test('last contact of registers: the latest time kept; silent Productive and Test registers found', withStore(async (s) => {
@@ -683,6 +733,8 @@ export function portalStoreContract(name: string, open: () => Promise<OpenedStor
       assert.deepEqual(await s.archivedRecords(rn, 1, 10), [rec(1), rec(2), rec(3), rec(4)], 'the stored SQ 3 is kept');
       assert.deepEqual(await s.archivedRecords(rn, 2, 3), [rec(2), rec(3)]);
       assert.deepEqual(await s.archivedRecords('other', 1, 10), []);
+      assert.equal(await s.lastArchivedSq(rn), 4);
+      assert.equal(await s.lastArchivedSq('other'), undefined, 'none held');
       assert.equal(await s.recordFirstUse(rn, '2026-03-01'), '2026-03-01');
       assert.equal(await s.recordFirstUse(rn, '2026-03-02'), '2026-03-01', 'the first day is kept');
     }));

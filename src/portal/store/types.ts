@@ -330,8 +330,27 @@ export interface PortalStore {
   openNotification(registerNumber: string, eventCode: string): Promise<Notification | undefined>;
   /** All open notifications, oldest raise first (the scheduler escalates them). */
   openNotifications(): Promise<Notification[]>;
-  /** Escalates an open notification: new level and texts, raisedAt; undefined when it is closed or unknown. */
-  escalateNotification(id: number, change: { level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined>;
+  /**
+   * Escalates an open notification if it still has the level and raisedAt the caller read (`from`): new level and
+   * texts, raisedAt. Answers it when this call changed it; undefined when it is closed, unknown or was changed
+   * meanwhile (another portal process escalated it first: only the process that changed it mails).
+   */
+  escalateNotification(id: number, change: { from: { level: number; raisedAt: string }; level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined>;
+  /**
+   * Flapping: reopens the newest notification of a register and event code that was closed at or after
+   * `closedSince`, when none is open (closedAt back to null; level, texts and times kept). Undefined when there is
+   * none; StoreConflict (eventCode) when one is open.
+   */
+  reopenNotification(registerNumber: string, eventCode: string, closedSince: string): Promise<Notification | undefined>;
+  /**
+   * Event idempotency: records that the event with this id of a register is processed; true when it was not seen
+   * before (the caller processes it), false when it was.
+   */
+  claimEvent(registerNumber: string, eventId: string, at: string): Promise<boolean>;
+  /** Forgets a claimed event id (its processing failed: a resend is processed again). */
+  releaseEvent(registerNumber: string, eventId: string): Promise<void>;
+  /** Forgets event ids seen before this time; answers how many. */
+  pruneEvents(before: string): Promise<number>;
   /** Closes the open notification of a register for an event code; answers it, or undefined when none was open. */
   closeNotification(registerNumber: string, eventCode: string, closedAt: string): Promise<Notification | undefined>;
   /** Records a contact of a register's instance (keeps the latest time). */
@@ -349,6 +368,8 @@ export interface PortalStore {
   instanceCredential(tokenHash: string): Promise<InstanceCredential | undefined>;
   /** Recorder: stores archived records; a record whose (registerNumber, sq) is stored already is left as it is. */
   archiveRecords(records: readonly ArchivedRecord[]): Promise<void>;
+  /** Recorder: the highest archived SQ of a register; undefined when the portal holds none of its records. */
+  lastArchivedSq(registerNumber: string): Promise<number | undefined>;
   /** Recorder: the archived records of a register with fromSq <= sq <= toSq, in SQ order. */
   archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]>;
   /** Recorder: records the day (YYYY-MM-DD) a register was first used unless one is recorded; answers the recorded day. */

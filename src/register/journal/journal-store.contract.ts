@@ -58,6 +58,8 @@ export function journalStoreContract(name: string, open: () => Promise<{ store: 
         assert.deepEqual((await store.heads()).filter((h) => h.rid === rid), [{ rid, rn: 'def', sq: 1200 }]);
         assert.deepEqual(await store.heads('def'), [{ rid, rn: 'def', sq: 1200 }]);
         assert.deepEqual(await store.heads('none'), []);
+        assert.deepEqual((await store.loadRegisters([rid])).map((r) => [r.rid, r.sq]), [[rid, 1200]]);
+        assert.deepEqual(await store.loadRegisters([]), []);
         const one = await store.get(rid, 777);
         assert.equal(one?.tn, '777');
         assert.equal(JSON.parse(one?.data ?? '{}').SQ, '777');

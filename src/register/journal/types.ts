@@ -141,8 +141,8 @@ export class RegisterExists extends Error {
 }
 
 export interface JournalStore {
-  /** All registers with their state, as of the last commit. */
-  loadRegisters(): Promise<RegisterState[]>;
+  /** All registers (or those with these ids) with their state, as of the last commit. */
+  loadRegisters(rids?: readonly number[]): Promise<RegisterState[]>;
   /** Creates a register and returns its id; rejects a register number that exists (PostgreSQL: with RegisterExists, naming its id). */
   createRegister(rn: string, state: Omit<RegisterState, 'rid'>): Promise<number>;
   /**

@@ -11,12 +11,13 @@
  * A backup written into the data folder itself does not count as an archive: it shares the disk (a lost
  * or full disk takes both).
  */
+import { activationKey, confirmedKey } from '../recorder/recorder.js';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ServiceContext } from '../context.js';
 import type { Register } from '../registers.js';
 import { type ArchiveMark, archivedUpTo } from './archive-marks.js';
 
-export type CutLimit = 'archive' | 'keep' | 'needed';
+export type CutLimit = 'archive' | 'keep' | 'needed' | 'portal';
 
 export interface JournalCutPlan {
   rn: string;
@@ -40,6 +41,8 @@ export async function journalCutPlan(ctx: ServiceContext, reg: Register, keepFro
   const candidates: Array<[number, CutLimit]> = [];
   const mark = await archivedUpTo(ctx.store, rn);
   candidates.push([mark && !archivedInDataFolder(ctx.dataDir, mark) ? mark.sq : 0, 'archive']);
+  // an instance connected to the portal keeps what the portal has not confirmed, whatever else archived it
+  if (await ctx.store.getSetting(activationKey('def'))) candidates.push([Number((await ctx.store.getSetting(confirmedKey(rn))) ?? '0') || 0, 'portal']);
   for await (const r of ctx.store.find(state.rid, { from: keepFrom, sort: 'asc' }, 1)) {
     candidates.push([r.sq - 1, 'keep']);
     break;

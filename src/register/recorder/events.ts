@@ -21,6 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { statfs } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import type pino from 'pino';
 import type { ServiceContext } from '../context.js';
 import { diskMonitor, diskQuotaBytes } from '../maintenance/disk-quota.js';
@@ -35,6 +36,8 @@ export const EVENTS_PER_BATCH = 100;
 const DETAIL_MAX = 1000;
 /** how often events of registers not activated yet look for their activation */
 const WAITING_POLL_MS = 5000;
+/** how often a process that does not send (not activated yet, or another process holds the lease) looks again */
+const NOT_SENDER_POLL_MS = 1000;
 
 export type ReportedCode =
   | 'TSE_FAILURE' | 'TSE_RECOVERED' | 'SIGNATURE_DEVICE_FAILURE' | 'SIGNATURE_DEVICE_RECOVERED'
@@ -127,6 +130,11 @@ export class EventReporter {
 
   /** Queues an event of a register (durably, in the background) and wakes the sender. Never throws. */
   report(rn: string, eventCode: ReportedCode, detail?: string): void {
+    void this.queue(rn, eventCode, detail).catch(() => undefined);
+  }
+
+  /** Queues an event and resolves once it is stored (rejects when it could not be). */
+  private queue(rn: string, eventCode: ReportedCode, detail?: string): Promise<void> {
     const event: QueuedEvent = {
       id: randomBytes(8).toString('hex'),
       rn,
@@ -134,10 +142,12 @@ export class EventReporter {
       at: this.ctx.clock.now().toISOString(),
       ...(detail ? { detail: detail.slice(0, DETAIL_MAX) } : {}),
     };
-    this.appending = this.appending.then(() => this.append(event)).catch((e: unknown) => {
+    const stored = this.appending.then(() => this.append(event));
+    this.appending = stored.catch((e: unknown) => {
       this.log?.error({ err: e, type: 'RECORDER_EVENT', eventCode, rn }, 'an event could not be queued for the portal');
     });
     void this.appending.then(() => this.wake());
+    return stored;
   }
 
   private async append(event: QueuedEvent): Promise<void> {
@@ -226,6 +236,11 @@ export class EventReporter {
   /** One round: every activated register's queued events in order, in batches; then again when more came. */
   private async sendAll(): Promise<void> {
     try {
+      // several processes on one journal share the queue: only the one sending the archive (the recorder's lease) sends it
+      if (this.ctx.recorder && !(await this.ctx.recorder.sends())) {
+        this.schedule(NOT_SENDER_POLL_MS);
+        return;
+      }
       for (;;) {
         const queue = await this.queued();
         const waiting = new Set<string>();
@@ -238,7 +253,8 @@ export class EventReporter {
           }
           const batch = queue.filter((e) => e.rn === rn).slice(0, EVENTS_PER_BATCH);
           const answer = await postJson(`${activation.portalUrl}/api/v1/recorder/events`, {
-            events: batch.map((e) => ({ eventCode: e.eventCode, at: e.at, ...(e.detail ? { detail: e.detail } : {}) })),
+            // the id lets the portal ignore an event it has already taken (a batch sent again)
+            events: batch.map((e) => ({ id: e.id, eventCode: e.eventCode, at: e.at, ...(e.detail ? { detail: e.detail } : {}) })),
           }, { token: activation.token, ...this.proxyOption() });
           if (answer.status === 400) {
             this.log?.warn({ type: 'RECORDER_EVENT', rn, status: 400, answer: answer.body }, 'the portal refused these events; they are dropped');
@@ -304,19 +320,23 @@ export class EventReporter {
         const quotaOk = this.options.quotaOk ?? 0.85;
         const freeLow = this.options.freeLow ?? 0.1;
         const freeOk = this.options.freeOk ?? 0.12;
-        const was = (await this.ctx.store.getSetting(DISK_STATE_KEY)) === 'nearly-full';
+        // the disk is this machine's: each host keeps its own state (processes on several machines share the journal)
+        const key = `${DISK_STATE_KEY}:${hostname()}`;
+        const was = (await this.ctx.store.getSetting(key)) === 'nearly-full';
         const full = (r.quotaUsed !== undefined && r.quotaUsed >= quotaFull) || (r.free !== undefined && r.free < freeLow);
         const ok = (r.quotaUsed === undefined || r.quotaUsed < quotaOk) && (r.free === undefined || r.free > freeOk);
         const detail = [
           r.quotaUsed !== undefined ? `${Math.round(r.quotaUsed * 100)} % of DiskQuota used` : '',
           r.free !== undefined ? `${Math.round(r.free * 1000) / 10} % of the file system free` : '',
+          `host ${hostname()}`,
         ].filter(Boolean).join(', ');
+        // the event is stored before the state: a crash between them reports the crossing again, never loses it
         if (!was && full) {
-          await this.ctx.store.putSetting(DISK_STATE_KEY, 'nearly-full');
-          this.report('def', 'DISK_NEARLY_FULL', detail);
+          await this.queue('def', 'DISK_NEARLY_FULL', detail);
+          await this.ctx.store.putSetting(key, 'nearly-full');
         } else if (was && ok) {
-          await this.ctx.store.putSetting(DISK_STATE_KEY, 'ok');
-          this.report('def', 'DISK_OK', detail);
+          await this.queue('def', 'DISK_OK', detail);
+          await this.ctx.store.putSetting(key, 'ok');
         }
       } finally {
         this.diskChecking = undefined;

@@ -120,7 +120,8 @@ export class Recorder {
   private readonly refused = new Map<string, number>();
   private warning: string | undefined;
   private sent = 0;
-  private retry = 0;
+  /** registers whose last batch failed: attempts, when the next is due, and why (a refusal is parked longer) */
+  private readonly failing = new Map<string, { attempts: number; until: number; why?: string }>();
   /** the store's heads and confirmed positions as last read (RecQueued counts this process's newer heads too) */
   private readonly heads = new Map<string, number>();
   private readonly confirmed = new Map<string, number>();
@@ -164,16 +165,24 @@ export class Recorder {
     if (this.activationTimer) clearTimeout(this.activationTimer);
   }
 
+  /** failed attempts pending a retry, over all registers */
+  private get retry(): number {
+    let n = 0;
+    for (const f of this.failing.values()) n += f.attempts;
+    return n;
+  }
+
   status(): RecorderStatus {
     const online = this.activation !== undefined;
     const retry = this.leaseUntil > Date.now() ? this.retry : this.sharedRetry;
+    const warning = this.warning ?? [...this.failing.values()].find((f) => f.why)?.why;
     return {
       online: online && retry === 0,
       recorder: online ? 'online' : 'inactive',
       sent: this.sent,
       queued: online ? this.queuedNow() : 0,
       retry,
-      ...(this.warning ? { warning: this.warning } : {}),
+      ...(warning ? { warning } : {}),
     };
   }
 
@@ -359,6 +368,11 @@ export class Recorder {
     return false;
   }
 
+  /** True while this process sends to the portal (it holds, or now took, the lease); the event queue asks it too. */
+  async sends(): Promise<boolean> {
+    return !this.closed && this.activation !== undefined && (await this.holdLease());
+  }
+
   private async releaseLease(): Promise<void> {
     if (this.leaseUntil <= Date.now()) return;
     const text = await this.ctx.store.getSetting(LEASE_KEY);
@@ -413,21 +427,21 @@ export class Recorder {
       return this.schedule(WATCH_MS);
     }
     const pending = await this.backlog();
-    if (pending.length === 0) return this.schedule(IDLE_MS);
-    let failed = false;
-    let more = false;
+    for (const rn of this.failing.keys()) if (!pending.some((p) => p.rn === rn)) this.failing.delete(rn);
+    let next = IDLE_MS;
     for (const p of pending) {
       if (this.closed) return;
-      const outcome = await this.sendBatch(main, p.rid, p.rn, p.confirmed);
-      if (outcome === 'failed') {
-        failed = true;
-        break;
+      // a register whose batch failed waits for its own retry; the others go on
+      const failed = this.failing.get(p.rn);
+      if (failed && failed.until > Date.now()) {
+        next = Math.min(next, failed.until - Date.now());
+        continue;
       }
-      if (outcome === 'more') more = true;
+      // the lease is renewed before each batch (a tick may outlast it); lost: another process sends now
+      if (!(await this.holdLease())) return this.schedule(WATCH_MS);
+      if ((await this.sendBatch(main, p.rid, p.rn, p.confirmed)) === 'more') next = 0;
     }
-    if (failed) return this.schedule(this.backoff(this.retry));
-    this.retry = 0;
-    this.schedule(more ? 0 : IDLE_MS);
+    this.schedule(Math.max(0, next));
   }
 
   /** Sends one batch of a register after `confirmed`: 'more' when it has more to send, 'done', or 'failed'. */
@@ -450,24 +464,34 @@ export class Recorder {
       if (!activation) return 'done';
       const answer = await postJson(`${activation.portalUrl}/api/v1/recorder/archive`, { records }, { token: activation.token, ...this.proxyOption() });
       this.trace('archive answered', { rn, status: answer.status, from: records[0]?.sq, to: records[records.length - 1]?.sq });
-      if (answer.status !== 200) {
-        if (answer.status === 409) this.log?.error({ type: 'RECORDER', rn, status: 409, answer: answer.body }, 'the portal holds a different record for an SQ of this batch');
-        throw new Error(`the portal answered ${answer.status}`);
+      if (answer.status >= 400 && answer.status < 500 && answer.status !== 401 && answer.status !== 408 && answer.status !== 429) {
+        // refused for what the batch holds (409: the portal holds other records for these SQs): parked for the
+        // longest pause, named in RecorderWarning; the other registers go on
+        const why = `Recorder: the portal refuses the archive of register ${rn} (${answer.status}): ${String(answer.body.errorMessage ?? '')}`.trim();
+        this.log?.error({ type: 'RECORDER', rn, status: answer.status, answer: answer.body }, 'the portal refuses an archive batch');
+        this.failed(rn, this.options.retryMaxMs ?? 60_000, why);
+        return 'failed';
       }
+      if (answer.status !== 200) throw new Error(`the portal answered ${answer.status}`);
       const last = (records[records.length - 1] as { sq: number }).sq;
-      // only forward: a process that lost the lease meanwhile must not move the position back
-      if (last > (await this.confirmedOf(rn))) {
-        await this.ctx.store.putSetting(confirmedKey(rn), String(last));
-        this.confirmed.set(rn, last);
-      }
+      // only forward, by compare-and-set: a process that lost the lease meanwhile cannot move the position back
+      const text = await this.ctx.store.getSetting(confirmedKey(rn));
+      if (last > (text ? Number(text) : 0) && (await this.ctx.store.swapSetting(confirmedKey(rn), text, String(last)))) this.confirmed.set(rn, last);
       await markArchived(this.ctx.store, rn, { sq: last, at: this.ctx.clock.now().toISOString(), kind: 'portal' });
       this.sent += records.length;
+      this.failing.delete(rn);
       return more ? 'more' : 'done';
     } catch (e) {
-      this.retry += 1;
-      this.log?.warn({ type: 'RECORDER', rn, err: e instanceof Error ? e.message : String(e), retry: this.retry }, 'the archive batch failed; it is sent again');
+      const attempts = (this.failing.get(rn)?.attempts ?? 0) + 1;
+      this.log?.warn({ type: 'RECORDER', rn, err: e instanceof Error ? e.message : String(e), retry: attempts }, 'the archive batch failed; it is sent again');
+      this.failed(rn, this.backoff(attempts));
       return 'failed';
     }
+  }
+
+  private failed(rn: string, pauseMs: number, why?: string): void {
+    const attempts = (this.failing.get(rn)?.attempts ?? 0) + 1;
+    this.failing.set(rn, { attempts, until: Date.now() + pauseMs, ...(why ? { why } : {}) });
   }
 
   /** Stops the timers, waits for a batch in flight and gives the lease back. */

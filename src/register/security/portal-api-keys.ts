@@ -25,6 +25,8 @@ export const DEFAULT_PORTAL_KEY_STALE_MS = 3_600_000;
 const CALL_TIMEOUT_MS = 5_000;
 /** at most this many cached answers (the oldest go first) */
 const MAX_ENTRIES = 10_000;
+/** how long a refusal is remembered (at most the positive cache time) */
+const NEGATIVE_MS = 10_000;
 
 /** The portal address and instance credential (the recorder's activation); undefined before the activation. */
 export interface PortalLink {
@@ -53,6 +55,8 @@ type Outcome = { kind: 'valid'; taxId: string } | { kind: 'invalid'; reason: str
 export class PortalKeySource implements KeySource {
   /** `v:<key>:<secret digest>` (logins) and `a:<key>` (refreshes) */
   private readonly positive = new Map<string, Positive>();
+  /** refusals of the portal, by the same ids, to the time they were answered */
+  private readonly negative = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<Outcome>>();
 
   constructor(
@@ -79,6 +83,10 @@ export class PortalKeySource implements KeySource {
     const now = this.clock.now().getTime();
     const cached = this.positive.get(id);
     if (cached && now - cached.at < this.options.cacheMs) return cached.taxId;
+    // a key (and secret) the portal refused a moment ago is refused again without asking: random keys sent to an
+    // instance do not each cost a portal call
+    const refused = this.negative.get(id);
+    if (refused !== undefined && now - refused < Math.min(this.options.cacheMs, NEGATIVE_MS)) return undefined;
     let pending = this.inFlight.get(id);
     if (!pending) {
       pending = this.ask(body).finally(() => this.inFlight.delete(id));
@@ -95,6 +103,13 @@ export class PortalKeySource implements KeySource {
     if (outcome.kind === 'invalid') {
       this.positive.delete(id);
       this.positive.delete(`a:${key}`);
+      this.negative.delete(id);
+      this.negative.set(id, this.clock.now().getTime());
+      while (this.negative.size > MAX_ENTRIES) {
+        const oldest = this.negative.keys().next().value;
+        if (oldest === undefined) break;
+        this.negative.delete(oldest);
+      }
       return undefined;
     }
     // the portal is away: a positive answer not too old still counts

@@ -198,4 +198,17 @@ CREATE TABLE company_api_keys (
 CREATE INDEX company_api_keys_company ON company_api_keys (company_id, created_at);
 `,
   },
+  {
+    version: 7,
+    name: 'recorder events: ids of processed events per register (a resent event is not processed twice)',
+    sql: `
+CREATE TABLE recorder_events_seen (
+  register_number text COLLATE "C" NOT NULL,
+  event_id text COLLATE "C" NOT NULL,
+  seen_at timestamptz NOT NULL,
+  PRIMARY KEY (register_number, event_id)
+);
+CREATE INDEX recorder_events_seen_at ON recorder_events_seen (seen_at);
+`,
+  },
 ];

@@ -509,11 +509,40 @@ export class PostgresPortalStore implements PortalStore {
     return (await this.q<NotificationRow>(`SELECT ${NOTIFICATION_SELECT} FROM notifications WHERE closed_at IS NULL ORDER BY raised_at, id`)).map(toNotification);
   }
 
-  async escalateNotification(id: number, change: { level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined> {
+  async escalateNotification(id: number, change: { from: { level: number; raisedAt: string }; level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined> {
+    // conditional on what the caller read: a concurrent UPDATE waits for the first and then no longer matches
     const rows = await this.q<NotificationRow>(
-      `UPDATE notifications SET level = $1, texts = $2::jsonb, raised_at = $3::timestamptz WHERE id = $4 AND closed_at IS NULL RETURNING ${NOTIFICATION_SELECT}`,
-      [change.level, JSON.stringify(change.texts), isoTime(change.raisedAt, 'raisedAt'), id]);
+      `UPDATE notifications SET level = $1, texts = $2::jsonb, raised_at = $3::timestamptz
+       WHERE id = $4 AND closed_at IS NULL AND level = $5 AND raised_at = $6::timestamptz RETURNING ${NOTIFICATION_SELECT}`,
+      [change.level, JSON.stringify(change.texts), isoTime(change.raisedAt, 'raisedAt'), id, change.from.level, isoTime(change.from.raisedAt, 'from.raisedAt')]);
     return rows[0] && toNotification(rows[0]);
+  }
+
+  async reopenNotification(registerNumber: string, eventCode: string, closedSince: string): Promise<Notification | undefined> {
+    const rows = await this.q<NotificationRow>(
+      `UPDATE notifications SET closed_at = NULL WHERE id = (
+         SELECT id FROM notifications WHERE register_number = $1 AND event_code = $2 AND closed_at IS NOT NULL AND closed_at >= $3::timestamptz
+         ORDER BY closed_at DESC, id DESC LIMIT 1)
+       RETURNING ${NOTIFICATION_SELECT}`,
+      [registerNumber, eventCode, isoTime(closedSince, 'closedSince')]);
+    return rows[0] && toNotification(rows[0]);
+  }
+
+  async claimEvent(registerNumber: string, eventId: string, at: string): Promise<boolean> {
+    const rows = await this.q<{ event_id: string }>(
+      `INSERT INTO recorder_events_seen (register_number, event_id, seen_at) VALUES ($1, $2, $3::timestamptz)
+       ON CONFLICT (register_number, event_id) DO NOTHING RETURNING event_id`,
+      [registerNumber, eventId, isoTime(at, 'at')]);
+    return rows.length === 1;
+  }
+
+  async releaseEvent(registerNumber: string, eventId: string): Promise<void> {
+    await this.q('DELETE FROM recorder_events_seen WHERE register_number = $1 AND event_id = $2', [registerNumber, eventId]);
+  }
+
+  async pruneEvents(before: string): Promise<number> {
+    const rows = await this.q<{ event_id: string }>('DELETE FROM recorder_events_seen WHERE seen_at < $1::timestamptz RETURNING event_id', [isoTime(before, 'before')]);
+    return rows.length;
   }
 
   async closeNotification(registerNumber: string, eventCode: string, closedAt: string): Promise<Notification | undefined> {
@@ -588,6 +617,12 @@ export class PostgresPortalStore implements PortalStore {
       [records.map((r) => r.registerNumber), records.map((r) => r.sq), records.map((r) => r.data), records.map((r) => r.hash), records.map((r) => r.d),
         records.map((r) => r.th ?? null), records.map((r) => r.sig ?? null)],
     );
+  }
+
+  async lastArchivedSq(registerNumber: string): Promise<number | undefined> {
+    const rows = await this.q<{ sq: string | null }>('SELECT max(sq) AS sq FROM archive_records WHERE register_number = $1', [registerNumber]);
+    const sq = rows[0]?.sq;
+    return sq === null || sq === undefined ? undefined : Number(sq);
   }
 
   async archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]> {

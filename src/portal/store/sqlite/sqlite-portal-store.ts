@@ -447,12 +447,41 @@ export class SqlitePortalStore implements PortalStore {
       .all() as NotificationRow[]).map(toNotification));
   }
 
-  escalateNotification(id: number, change: { level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined> {
+  escalateNotification(id: number, change: { from: { level: number; raisedAt: string }; level: number; texts: Notification['texts']; raisedAt: string }): Promise<Notification | undefined> {
     return this.run(() => {
-      const row = this.stmt(`UPDATE notifications SET level = ?, texts = ?, raised_at = ? WHERE id = ? AND closed_at IS NULL RETURNING ${NOTIFICATION_SELECT}`)
-        .get(change.level, JSON.stringify(change.texts), isoTime(change.raisedAt, 'raisedAt'), id) as NotificationRow | undefined;
+      // conditional on what the caller read: of two processes escalating at once, one changes it
+      const row = this.stmt(`UPDATE notifications SET level = ?, texts = ?, raised_at = ?
+        WHERE id = ? AND closed_at IS NULL AND level = ? AND raised_at = ? RETURNING ${NOTIFICATION_SELECT}`)
+        .get(change.level, JSON.stringify(change.texts), isoTime(change.raisedAt, 'raisedAt'), id, change.from.level,
+          isoTime(change.from.raisedAt, 'from.raisedAt')) as NotificationRow | undefined;
       return row && toNotification(row);
     });
+  }
+
+  reopenNotification(registerNumber: string, eventCode: string, closedSince: string): Promise<Notification | undefined> {
+    return this.run(() => {
+      const row = this.stmt(`UPDATE notifications SET closed_at = NULL WHERE id = (
+          SELECT id FROM notifications WHERE register_number = ? AND event_code = ? AND closed_at IS NOT NULL AND closed_at >= ?
+          ORDER BY closed_at DESC, id DESC LIMIT 1)
+        RETURNING ${NOTIFICATION_SELECT}`)
+        .get(registerNumber, eventCode, isoTime(closedSince, 'closedSince')) as NotificationRow | undefined;
+      return row && toNotification(row);
+    });
+  }
+
+  claimEvent(registerNumber: string, eventId: string, at: string): Promise<boolean> {
+    return this.run(() => this.stmt('INSERT INTO recorder_events_seen (register_number, event_id, seen_at) VALUES (?, ?, ?) ON CONFLICT (register_number, event_id) DO NOTHING')
+      .run(registerNumber, eventId, isoTime(at, 'at')).changes === 1);
+  }
+
+  releaseEvent(registerNumber: string, eventId: string): Promise<void> {
+    return this.run(() => {
+      this.stmt('DELETE FROM recorder_events_seen WHERE register_number = ? AND event_id = ?').run(registerNumber, eventId);
+    });
+  }
+
+  pruneEvents(before: string): Promise<number> {
+    return this.run(() => this.stmt('DELETE FROM recorder_events_seen WHERE seen_at < ?').run(isoTime(before, 'before')).changes);
   }
 
   closeNotification(registerNumber: string, eventCode: string, closedAt: string): Promise<Notification | undefined> {
@@ -534,6 +563,10 @@ export class SqlitePortalStore implements PortalStore {
       const insert = this.stmt('INSERT INTO archive_records (register_number, sq, data, hash, d, th, sig) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (register_number, sq) DO NOTHING');
       for (const r of records) insert.run(r.registerNumber, r.sq, r.data, r.hash, r.d, r.th ?? null, r.sig ?? null);
     })());
+  }
+
+  lastArchivedSq(registerNumber: string): Promise<number | undefined> {
+    return this.run(() => (this.stmt('SELECT max(sq) AS sq FROM archive_records WHERE register_number = ?').get(registerNumber) as { sq: number | null }).sq ?? undefined);
   }
 
   archivedRecords(registerNumber: string, fromSq: number, toSq: number): Promise<ArchivedRecord[]> {

@@ -145,8 +145,10 @@ export class PostgresJournalStore implements JournalStore {
     });
   }
 
-  async loadRegisters(): Promise<RegisterState[]> {
-    const rows = await this.rows<{ rid: string; state: string }>('SELECT rid, state FROM journal_registers ORDER BY rid');
+  async loadRegisters(rids?: readonly number[]): Promise<RegisterState[]> {
+    const rows = rids === undefined
+      ? await this.rows<{ rid: string; state: string }>('SELECT rid, state FROM journal_registers ORDER BY rid')
+      : await this.rows<{ rid: string; state: string }>('SELECT rid, state FROM journal_registers WHERE rid = ANY($1::bigint[]) ORDER BY rid', [rids.map(String)]);
     return rows.map((r) => ({ ...(JSON.parse(r.state) as RegisterState), rid: int(r.rid) }));
   }
 

@@ -146,8 +146,10 @@ export class SqliteJournalStore implements JournalStore {
     this.selectRange = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq >= ? AND sq <= ? ORDER BY sq LIMIT 500');
   }
 
-  async loadRegisters(): Promise<RegisterState[]> {
-    const rows = this.db.prepare('SELECT rid, state FROM registers ORDER BY rid').all() as { rid: number; state: string }[];
+  async loadRegisters(rids?: readonly number[]): Promise<RegisterState[]> {
+    const rows = (rids === undefined
+      ? this.db.prepare('SELECT rid, state FROM registers ORDER BY rid').all()
+      : this.db.prepare("SELECT rid, state FROM registers WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid").all(JSON.stringify(rids))) as { rid: number; state: string }[];
     return rows.map((r) => ({ ...(JSON.parse(r.state) as RegisterState), rid: r.rid }));
   }
 
