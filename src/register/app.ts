@@ -3,6 +3,11 @@
  * and is decoded by the codec; query parameter names are case-insensitive; no error ever
  * leaves as a 5xx with a stack trace.
  */
+import { uiRoutes } from './routes/ui.js';
+import { cfgPageRoutes } from './ui/pages/cfg.js';
+import { journalPageRoutes } from './ui/pages/journal.js';
+import { profilePageRoutes } from './ui/pages/profile.js';
+import { statusPageRoutes } from './ui/pages/status.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from 'fastify';
 import { FiscalError } from '../shared/errors.js';
 import type { ServiceContext } from './context.js';
@@ -121,5 +126,6 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   logRoutes(app, ctx);
   backupRoutes(app, ctx);
   serviceRoutes(app, ctx);
+  uiRoutes(app, ctx, [profilePageRoutes, cfgPageRoutes, statusPageRoutes, journalPageRoutes]);
   return app;
 }

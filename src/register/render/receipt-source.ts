@@ -58,7 +58,16 @@ function langOf(ctx: ServiceContext, reg: Register | undefined, cfg: Obj): Lang 
 }
 
 export async function journalReceipt(ctx: ServiceContext, reg: Register, fn: string | undefined): Promise<ReceiptSource> {
-  const r = fn === undefined ? await lastReceipt(ctx, reg) : await receiptByFn(ctx, reg, fn);
+  return receiptOfRecord(ctx, reg, fn === undefined ? await lastReceipt(ctx, reg) : await receiptByFn(ctx, reg, fn));
+}
+
+/** Whether a journal record is one /render draws (a receipt, a TraS, an audit record). */
+export function isReceiptRecord(r: JournalRecord): boolean {
+  return isReceiptType(r.type);
+}
+
+/** A journal record of one of the receipt types (isReceiptRecord) as /render draws it (the journal page opens receipts by SQ). */
+export async function receiptOfRecord(ctx: ServiceContext, reg: Register, r: JournalRecord): Promise<ReceiptSource> {
   const { _: _type, ...data } = recordView(r);
   const cfg = await cfgAt(ctx, reg, r.sq);
   return { record: { type: r.type as ReceiptType, data }, reg, cfg, lang: langOf(ctx, reg, cfg) };

@@ -125,6 +125,33 @@ async function restoreInput(req: FastifyRequest, uploadDir: string): Promise<{ p
   return out;
 }
 
+/**
+ * Answers a register's backup zip (`q`: rn, from, last) as an attachment, noted as downloaded once it was sent;
+ * FiscalError when it cannot. GET /backup and the journal page's download (GET /ui/journal/backup) answer with it.
+ */
+export async function sendBackup(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, q: Readonly<Record<string, string>>): Promise<FastifyReply> {
+  const rn = rnOfQuery(ctx, q);
+  const plan = await planBackup(ctx, rn, { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.last !== undefined ? { last: q.last } : {}) });
+  const m = plan.manifest;
+  res.code(200).type('application/zip').header('content-disposition', `attachment; filename=${m.name}.zip`).header('cache-control', 'no-store');
+  // HEAD: the headers only; nothing was handed over, so nothing is marked archived
+  if (req.method === 'HEAD') return res.send();
+  const zip = backupZip(ctx, plan);
+  let failed = false;
+  zip.on('error', (e) => {
+    failed = true;
+    req.log.error({ err: e, rn }, 'backup failed while streaming');
+  });
+  res.raw.once('finish', () => {
+    if (failed) return;
+    const info = `${m.kind} backup ${m.name}.zip: SQ ${m.firstSQ} to ${m.lastSQ} (${m.count} records), downloaded`;
+    void noteBackup(ctx, m, 'backup')
+      .then(() => noteBackupResult(ctx.store, { at: ctx.clock.now().toISOString(), action: 'backup', rn, ok: true, info }))
+      .catch((e: unknown) => req.log.error({ err: e, rn }, 'the backup could not be noted'));
+  });
+  return res.send(zip);
+}
+
 export function backupRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const restorer = restorerOf(ctx);
   // the instance is "online" once any register moves after this point (restore.ts)
@@ -152,26 +179,7 @@ export function backupRoutes(app: FastifyInstance, ctx: ServiceContext): void {
           for (const [k, v] of Object.entries(r.headers)) if (v !== undefined && !HOP_HEADERS.has(k.toLowerCase())) res.header(k, v);
           return res.send(r.rawPayload);
         }
-        const rn = rnOfQuery(ctx, q);
-        const plan = await planBackup(ctx, rn, { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.last !== undefined ? { last: q.last } : {}) });
-        const m = plan.manifest;
-        res.code(200).type('application/zip').header('content-disposition', `attachment; filename=${m.name}.zip`).header('cache-control', 'no-store');
-        // HEAD: the headers only; nothing was handed over, so nothing is marked archived
-        if (req.method === 'HEAD') return res.send();
-        const zip = backupZip(ctx, plan);
-        let failed = false;
-        zip.on('error', (e) => {
-          failed = true;
-          req.log.error({ err: e, rn }, 'backup failed while streaming');
-        });
-        res.raw.once('finish', () => {
-          if (failed) return;
-          const info = `${m.kind} backup ${m.name}.zip: SQ ${m.firstSQ} to ${m.lastSQ} (${m.count} records), downloaded`;
-          void noteBackup(ctx, m, 'backup')
-            .then(() => noteBackupResult(ctx.store, { at: ctx.clock.now().toISOString(), action: 'backup', rn, ok: true, info }))
-            .catch((e: unknown) => req.log.error({ err: e, rn }, 'the backup could not be noted'));
-        });
-        return res.send(zip);
+        return sendBackup(ctx, req, res, q);
       }),
     );
 

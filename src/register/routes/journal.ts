@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, contentType, encodeJsonValue, encodeXmlElement, isObj } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
-import { encodeContinuation, matchesFilters, parseFind } from '../journal/find-query.js';
+import { type ParsedFind, encodeContinuation, matchesFilters, parseFind } from '../journal/find-query.js';
 import { RECORDS_PER_FILE, jouFileName } from '../journal/export/jou-export.js';
 import type { JournalRecord } from '../journal/types.js';
 import { rnOfQuery } from '../register-number.js';
@@ -27,35 +27,54 @@ export function recordView(record: JournalRecord): Obj {
   return view;
 }
 
+/** One page of a search (GET /find and the journal page): the matching records, and where the next page starts. */
+export interface FoundPage {
+  records: Obj[];
+  /** the continuation of the next page, when there may be more */
+  continuation?: string;
+  /** the time limit ended the page early */
+  timedOut: boolean;
+  ms: number;
+}
+
+/**
+ * Runs a parsed search over a register's journal: at most `rows` matching records, within `ms` (at least one
+ * record is looked at, so that paging always makes progress); `accept` is an extra filter on the record views.
+ */
+export async function findPage(ctx: ServiceContext, rid: number, parsed: ParsedFind, accept: (view: Obj) => boolean = () => true): Promise<FoundPage> {
+  const { query, filters, rows, ms } = parsed;
+  const started = Date.now();
+  const records: Obj[] = [];
+  let lastSq: number | undefined;
+  let more = false;
+  let timedOut = false;
+  for await (const r of ctx.store.find(rid, query, Math.min(rows + 1, 500))) {
+    if (records.length >= rows) {
+      more = true;
+      break;
+    }
+    if (lastSq !== undefined && Date.now() - started > ms) {
+      timedOut = true;
+      more = true;
+      break;
+    }
+    lastSq = r.sq;
+    const view = recordView(r);
+    if (matchesFilters(view, filters) && accept(view)) records.push(view);
+  }
+  const page: FoundPage = { records, timedOut, ms };
+  if (more && lastSq !== undefined) page.continuation = encodeContinuation({ rid, sort: query.sort, sq: lastSq });
+  return page;
+}
 
 export function journalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/find', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
       const q = queryOf(req);
       const reg = await registerOf(ctx, q);
-      const { query, filters, rows, ms } = parseFind(q, reg.state.rid);
-      const started = Date.now();
-      const records: Obj[] = [];
-      let lastSq: number | undefined;
-      let more = false;
-      let timedOut = false;
-      for await (const r of ctx.store.find(reg.state.rid, query, Math.min(rows + 1, 500))) {
-        if (records.length >= rows) {
-          more = true;
-          break;
-        }
-        // at least one record is looked at per call, so that paging always makes progress
-        if (lastSq !== undefined && Date.now() - started > ms) {
-          timedOut = true;
-          more = true;
-          break;
-        }
-        lastSq = r.sq;
-        const view = recordView(r);
-        if (matchesFilters(view, filters)) records.push(view);
-      }
+      const { records, continuation, timedOut, ms } = await findPage(ctx, reg.state.rid, parseFind(q, reg.state.rid));
       const body: Obj = { Count: String(records.length) };
-      if (more && lastSq !== undefined) body.Continuation = encodeContinuation({ rid: reg.state.rid, sort: query.sort, sq: lastSq });
+      if (continuation !== undefined) body.Continuation = continuation;
       if (timedOut) body.Warning = [`stopped after ${ms} ms; continue with the continuation`];
       body.Records = records;
       return sendDoc(res, formatOf(req), 'Find', body);

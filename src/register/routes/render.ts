@@ -38,17 +38,22 @@ function namesRegister(q: Query): boolean {
   return q.rn !== undefined || q.taxid !== undefined || q.tl !== undefined || q.tt !== undefined;
 }
 
+/** The receipt as GET /render answers it (HTML with the QR image, in the register's layout); the journal page shows it too. */
+export async function receiptPageHtml(ctx: ServiceContext, source: ReceiptSource): Promise<string> {
+  const { record, cfg, lang } = source;
+  const plain = receiptView({ record, cfg, lang });
+  const view = plain.code ? { ...plain, qr: qrPngDataUrl(plain.code, HTML_QR) } : plain;
+  return receiptHtml(view, record, cfg, await activeLayout(ctx.dataDir, source.reg?.state.rn ?? 'def'));
+}
+
 async function answer(ctx: ServiceContext, res: FastifyReply, output: Output, q: Query, source: ReceiptSource): Promise<FastifyReply> {
   const width = widthOf(q);
   const { record, cfg, lang } = source;
-  const plain = receiptView({ record, cfg, lang });
-  // only HTML shows the image; the other outputs draw or command the code themselves
-  const view = output === 'html' && plain.code ? { ...plain, qr: qrPngDataUrl(plain.code, HTML_QR) } : plain;
+  // only HTML shows the image (receiptPageHtml); the other outputs draw or command the code themselves
+  const view = receiptView({ record, cfg, lang });
   switch (output) {
-    case 'html': {
-      const layout = await activeLayout(ctx.dataDir, source.reg?.state.rn ?? 'def');
-      return res.code(200).type('text/html; charset=utf-8').send(receiptHtml(view, record, cfg, layout));
-    }
+    case 'html':
+      return res.code(200).type('text/html; charset=utf-8').send(await receiptPageHtml(ctx, source));
     case 'pdf':
       return res.code(200).type('application/pdf').header('content-disposition', `inline; filename="${fileName(view.fn, record.type)}.pdf"`).send(await receiptPdf(view, width));
     case 'text':

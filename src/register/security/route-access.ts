@@ -119,8 +119,16 @@ export const ROUTES: readonly RouteEntry[] = [
   { methods: ['POST'], path: '/cer/ssl', rule: 'local-or-password', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 8', reason: 'replaces the server certificate; the query password is the certificate\'s, the profile password comes by HTTP Basic' },
   { methods: ['POST'], path: '/cer/ca', rule: 'local-or-password', bodyLimit: 1 * MiB, status: 'issue 8', reason: 'decides which client certificates are trusted' },
   // browser pages
-  { methods: ['GET'], path: '/', rule: 'page', status: 'issue 12', reason: 'browser pages at the base address (profile, base data)' },
-  { methods: ['GET'], path: '/control', rule: 'page', status: 'issue 12', reason: 'browser page' },
+  { methods: ['GET', 'POST'], path: '/', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'browser page: the profile (password, attributes); the form changes it' },
+  { methods: ['GET', 'POST'], path: '/ui/cfg', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'browser page: the base data (Cfg); the form changes it' },
+  { methods: ['GET'], path: '/control', rule: 'admin-page', status: 'issue 12', reason: 'browser page: status of the service, recorder, disk, last transactions' },
+  { methods: ['GET'], path: '/ui/journal', rule: 'admin-page', status: 'issue 12', reason: 'browser page: journal search and receipts (business data)' },
+  { methods: ['GET'], path: '/ui/journal/receipt', rule: 'admin-page', status: 'issue 12', reason: 'browser page: one journal record, the receipt framed as printed' },
+  { methods: ['GET'], path: '/ui/journal/paper', rule: 'admin-page', status: 'issue 12', reason: 'the receipt as printed (GET /render\'s HTML) inside the journal page\'s frame' },
+  { methods: ['GET'], path: '/ui/journal/export', rule: 'admin-page', status: 'issue 12', reason: 'the journal page\'s download of GET /export (jou and the country\'s types; not dep\'s AES key)' },
+  { methods: ['GET'], path: '/ui/journal/backup', rule: 'admin-page', status: 'issue 12', reason: 'the journal page\'s download of GET /backup (a register\'s full backup)' },
+  { methods: ['POST'], path: '/ui/journal/verify', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'the journal page\'s chain and signature check of a register (reads only; the form carries the page token)' },
+  { methods: ['GET'], path: '/ui/style.css', rule: 'open', status: 'issue 12', reason: 'the pages\' style sheet: no data (also for the login refusal page)' },
 ];
 
 /** `/cer/:serial` and `/cer/:id` are the same pattern. */

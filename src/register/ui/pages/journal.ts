@@ -1,0 +1,267 @@
+/**
+ * The journal page (issue 12 point 2): GET /ui/journal searches a register's journal (the query machinery of
+ * GET /find) and pages through the results by the SQ continuation; GET /ui/journal/receipt shows one record,
+ * a receipt as printed (GET /render's HTML, framed from GET /ui/journal/paper); GET /ui/journal/export and
+ * GET /ui/journal/backup download what GET /export and GET /backup answer, under the page's access rule;
+ * POST /ui/journal/verify checks the register's hash chain and signatures.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { FiscalError } from '../../../shared/errors.js';
+import { encodeJsonValue } from '../../codec/index.js';
+import type { ServiceContext } from '../../context.js';
+import { countryOf, moduleFor } from '../../fiscal/registry.js';
+import { RECORD_TYPES } from '../../journal/types.js';
+import { verifyRegisterChain } from '../../journal/verify-register.js';
+import type { Register } from '../../registers.js';
+import { isReceiptRecord, receiptOfRecord } from '../../render/receipt-source.js';
+import { failureOf } from '../../respond.js';
+import { sendBackup } from '../../routes/backup.js';
+import { sendExport } from '../../routes/export.js';
+import { registerOf } from '../../routes/http.js';
+import { recordView } from '../../routes/journal.js';
+import { receiptPageHtml } from '../../routes/render.js';
+import { formIsOurs, formOf, tokenField } from '../forms.js';
+import { type Html, html } from '../html.js';
+import { COMMON, type Translate, type UiLang, translator, uiLangOf } from '../i18n.js';
+import { type Notice, uiPage } from '../layout.js';
+import { type SearchError, type SearchInput, searchInputOf, searchJournal } from '../journal-search.js';
+import { recordTable } from '../record-table.js';
+import { sendPage } from '../page-reply.js';
+import { JOURNAL_TEXTS, RECORD_TABLE_TEXTS } from '../texts/journal-texts.js';
+
+type Query = Readonly<Record<string, string | undefined>>;
+
+/** The receipt as printed, inside the page's frame: its own markup and inline style, no script, images as data: URLs. */
+const PAPER_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+
+function textsOf(req: FastifyRequest, res: FastifyReply): { lang: UiLang; t: Translate } {
+  const lang = uiLangOf(req, res);
+  return { lang, t: translator(lang, JOURNAL_TEXTS, RECORD_TABLE_TEXTS, COMMON) };
+}
+
+/** The export types a register has: the journal, and its country's (GET /export refuses the others). */
+export function exportTypesOf(reg: Register): string[] {
+  const country = countryOf(reg.state.cfg);
+  const types = ['jou'];
+  if (country === 'DE') types.push('tse', 'dsfinvk', 'gobd');
+  if (country === 'AT') types.push('dep');
+  for (const k of Object.keys(moduleFor(reg.state.cfg).exports ?? {})) if (!types.includes(k)) types.push(k);
+  return types;
+}
+
+function linkOf(path: string, params: Readonly<Record<string, string | undefined>>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, v);
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+function fieldError(error: SearchError | undefined, field: string): Html | '' {
+  return error?.field === field ? html`<div class="field-error" id="error-${field}">${error.message}</div>` : '';
+}
+
+function textInput(name: string, value: string | undefined, error: SearchError | undefined, attrs: Html | '' = ''): Html {
+  return html`<input type="text" id="f-${name}" name="${name}" value="${value ?? ''}"${error?.field === name ? html` aria-invalid="true"` : ''}${attrs}>`;
+}
+
+interface JournalView {
+  reg: Register | undefined;
+  input: SearchInput;
+  error?: SearchError;
+  results?: Html;
+  notice?: Notice;
+}
+
+function searchForm(ctx: ServiceContext, t: Translate, v: JournalView): Html {
+  const rn = v.reg?.state.rn ?? v.input.rn ?? 'def';
+  const e = v.error;
+  return html`<form class="grid search" method="get" action="/ui/journal">
+<label for="f-rn">${t('journal.register')}</label><div><select id="f-rn" name="rn">${ctx.registers.list().map((r) => html`<option value="${r.state.rn}"${r.state.rn === rn ? html` selected` : ''}>${r.state.rn}</option>`)}</select>${fieldError(e, 'rn')}</div>
+<label for="f-from">${t('journal.from')}</label><div><input type="date" id="f-from" name="from" value="${v.input.from ?? ''}">${fieldError(e, 'from')}</div>
+<label for="f-till">${t('journal.till')}</label><div><input type="date" id="f-till" name="till" value="${v.input.till ?? ''}"><div class="help">${t('journal.dateHelp')}</div>${fieldError(e, 'till')}</div>
+<label for="f-fn">${t('journal.fn')}</label><div>${textInput('fn', v.input.fn, e)}${fieldError(e, 'fn')}</div>
+<label for="f-tl">${t('journal.tltttn')}</label><div class="tltttn">${textInput('tl', v.input.tl, e, html` placeholder="${t('journal.tl')}" aria-label="${t('journal.tl')}" size="6"`)} / ${textInput('tt', v.input.tt, e, html` placeholder="${t('journal.tt')}" aria-label="${t('journal.tt')}" size="6"`)} / ${textInput('tn', v.input.tn, e, html` placeholder="${t('journal.tn')}" aria-label="${t('journal.tn')}" size="10"`)}${fieldError(e, 'tl')}${fieldError(e, 'tt')}${fieldError(e, 'tn')}</div>
+<label for="f-amount">${t('journal.amount')}</label><div>${textInput('amount', v.input.amount, e, html` inputmode="decimal"`)}<div class="help">${t('journal.amountHelp')}</div>${fieldError(e, 'amount')}</div>
+<label for="f-type">${t('journal.type')}</label><div><select id="f-type" name="type"><option value="">${t('journal.anyType')}</option>${RECORD_TYPES.map((ty) => html`<option value="${ty}"${v.input.type === ty ? html` selected` : ''}>${t(`type.${ty}`)} (${ty})</option>`)}</select>${fieldError(e, 'type')}${fieldError(e, 'continuation')}${fieldError(e, 'search')}</div>
+<div class="full"><button type="submit">${t('form.search')}</button></div>
+</form>`;
+}
+
+function toolsOf(ctx: ServiceContext, t: Translate, reg: Register): Html {
+  const rn = reg.state.rn;
+  return html`<h2>${t('journal.downloads')}</h2>
+<form class="grid export" method="get" action="/ui/journal/export">
+<input type="hidden" name="rn" value="${rn}">
+<label for="x-type">${t('journal.exportType')}</label><div><select id="x-type" name="type">${exportTypesOf(reg).map((ty) => html`<option value="${ty}">${ty}</option>`)}</select><div class="help">${t('journal.exportHelp')}</div></div>
+<label for="x-from">${t('journal.from')}</label><div><input type="date" id="x-from" name="from"></div>
+<label for="x-till">${t('journal.till')}</label><div><input type="date" id="x-till" name="till"></div>
+<div class="full"><button type="submit" id="export">${t('journal.download')}</button></div>
+</form>
+<p><a class="button secondary" id="backup" href="${linkOf('/ui/journal/backup', { rn })}">${t('journal.backup', { rn })}</a></p>
+<p class="help">${t('journal.backupHelp')}</p>
+<h2>${t('journal.verify')}</h2>
+<form class="verify" method="post" action="${linkOf('/ui/journal/verify', { rn })}">${tokenField(ctx.dataDir)}
+<p class="help">${t('journal.verifyHelp', { rn })}</p>
+<button type="submit" id="verify">${t('journal.verify')}</button>
+</form>`;
+}
+
+function journalPage(ctx: ServiceContext, lang: UiLang, t: Translate, v: JournalView): string {
+  const path = linkOf('/ui/journal', v.input);
+  const body = html`${searchForm(ctx, t, v)}
+${v.results ?? ''}
+${v.reg ? toolsOf(ctx, t, v.reg) : ''}`;
+  return uiPage({ lang, t, title: t('journal.title'), active: 'journal', body, path, ...(v.notice ? { notice: v.notice } : {}) });
+}
+
+/** The register a page names (`rn`, default def); undefined with the refusal when it is unknown. */
+async function registerNamed(ctx: ServiceContext, rn: string | undefined): Promise<{ reg?: Register; error?: FiscalError }> {
+  try {
+    return { reg: await registerOf(ctx, { rn: rn ?? 'def' }) };
+  } catch (e) {
+    if (e instanceof FiscalError) return { error: e };
+    throw e;
+  }
+}
+
+/** The journal page with the results of the search in `q` (and `notice` above them). */
+async function answerSearch(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, q: Query, notice?: Notice, status = 200): Promise<FastifyReply> {
+  const { lang, t } = textsOf(req, res);
+  const input = searchInputOf(q);
+  // registers another process sharing the journal created meanwhile
+  await ctx.registers.catchUp();
+  if (input.rn === undefined && ctx.registers.list().length === 0) {
+    return sendPage(res, status, journalPage(ctx, lang, t, { reg: undefined, input, notice: notice ?? { kind: 'ok', text: t('journal.noRegisters') } }));
+  }
+  const { reg, error } = await registerNamed(ctx, input.rn ?? (ctx.registers.get('def') ? 'def' : ctx.registers.list()[0]?.state.rn));
+  if (!reg) {
+    const message = error ? error.localized(lang) : '';
+    return sendPage(res, error?.status ?? 404, journalPage(ctx, lang, t, { reg, input, error: { field: 'rn', message }, notice: { kind: 'error', text: t('journal.notSearched', { reason: message }) } }));
+  }
+  const found = await searchJournal(ctx, reg, input, q.continuation, lang, (value) => `amount: ${t('journal.amountInvalid', { value })}`);
+  if (!found.ok) {
+    return sendPage(res, 400, journalPage(ctx, lang, t, { reg, input, error: found.error, notice: { kind: 'error', text: t('journal.notSearched', { reason: found.error.message }) } }));
+  }
+  const { page } = found;
+  const rn = reg.state.rn;
+  const results = html`<h2>${t('journal.results')}</h2>
+<p class="help" id="count">${t('journal.count', { n: page.records.length })}</p>
+${page.timedOut ? html`<p class="notice error">${t('journal.timedOut', { ms: page.ms })}</p>` : ''}
+${page.records.length ? recordTable(t, rn, page.records) : html`<p id="no-match">${t('journal.none')}</p>`}
+<p class="paging">${q.continuation ? html`<a class="button secondary" href="${linkOf('/ui/journal', { ...input, rn })}">${t('journal.first')}</a> ` : ''}${page.continuation !== undefined ? html`<a class="button secondary" id="next" href="${linkOf('/ui/journal', { ...input, rn, continuation: page.continuation })}">${t('journal.next')}</a>` : ''}</p>`;
+  return sendPage(res, status, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, results, ...(notice ? { notice } : {}) }));
+}
+
+/** A download refused: the journal page (of the register, without a search) with the reason. */
+async function refusedDownload(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, rn: string | undefined, e: unknown): Promise<FastifyReply> {
+  const { lang, t } = textsOf(req, res);
+  if (!(e instanceof FiscalError)) req.log.error({ err: e }, 'download from the journal page failed');
+  const f = failureOf(e, lang);
+  return answerSearch(ctx, req, res, rn ? { rn } : {}, { kind: 'error', text: t('journal.notDownloaded', { reason: f.userMessage }) }, f.status >= 200 && f.status < 300 ? 400 : f.status);
+}
+
+function recordFacts(t: Translate, view: ReturnType<typeof recordView>): Html {
+  const esr = (view.ESR ?? {}) as Record<string, unknown>;
+  const fis = (view.Fis ?? {}) as Record<string, unknown>;
+  const s = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
+  const id = [s(esr, 'TL'), s(esr, 'TT'), s(esr, 'TN')];
+  return html`<dl class="facts" id="record">
+<dt>${t('rec.type')}</dt><dd>${t(`type.${String(view._)}`)} (${String(view._)})</dd>
+<dt>${t('rec.sq')}</dt><dd>${String(view.SQ ?? '')}</dd>
+<dt>${t('rec.d')}</dt><dd>${(s(esr, 'D') || (typeof view.TS === 'string' ? view.TS : '')).replace('T', ' ')}</dd>
+${id.some(Boolean) ? html`<dt>${t('rec.tn')}</dt><dd>${id.join('/')}</dd>` : ''}
+${s(fis, 'FN') ? html`<dt>${t('rec.fn')}</dt><dd id="record-fn">${s(fis, 'FN')}</dd>` : ''}
+${s(esr, 'T') ? html`<dt>${t('rec.total')}</dt><dd id="record-total">${s(esr, 'T')}</dd>` : ''}
+</dl>`;
+}
+
+/** The record a query names by rn and sq; a refusal (status and text) when it names none. */
+async function recordOf(ctx: ServiceContext, t: Translate, lang: UiLang, q: Query): Promise<{ reg: Register; record: NonNullable<Awaited<ReturnType<ServiceContext['store']['get']>>> } | { status: number; text: string }> {
+  const rn = q.rn ?? 'def';
+  const sq = q.sq ?? '';
+  if (!/^\d{1,15}$/.test(sq)) return { status: 400, text: t('receipt.badSq', { value: sq.slice(0, 40) }) };
+  const { reg, error } = await registerNamed(ctx, rn);
+  if (!reg) return { status: error?.status ?? 404, text: error ? error.localized(lang) : rn };
+  const record = await ctx.store.get(reg.state.rid, Number(sq));
+  if (!record) return { status: 404, text: t('receipt.notFound', { sq, rn: reg.state.rn }) };
+  return { reg, record };
+}
+
+export function journalPageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get('/ui/journal', async (req, res) => answerSearch(ctx, req, res, req.query as Query));
+
+  app.get('/ui/journal/receipt', async (req, res) => {
+    const { lang, t } = textsOf(req, res);
+    const q = req.query as Query;
+    const found = await recordOf(ctx, t, lang, q);
+    const path = linkOf('/ui/journal/receipt', { rn: q.rn, sq: q.sq });
+    if ('status' in found) {
+      const body = html`<p><a href="${linkOf('/ui/journal', { rn: q.rn })}">${t('receipt.back')}</a></p>`;
+      return sendPage(res, found.status, uiPage({ lang, t, title: t('journal.title'), active: 'journal', body, path, notice: { kind: 'error', text: found.text } }));
+    }
+    const { reg, record } = found;
+    const rn = reg.state.rn;
+    const view = recordView(record);
+    const fn = record.fn;
+    const paper = isReceiptRecord(record)
+      ? html`<h2>${t('receipt.paper')}</h2>
+<iframe class="paper" title="${t('receipt.paper')}" src="${linkOf('/ui/journal/paper', { rn, sq: String(record.sq) })}"></iframe>
+${record.type === 'Tra' && fn ? html`<p><a class="button secondary" href="${linkOf('/render/pdf', { rn, fn })}">${t('receipt.pdf')}</a></p>` : ''}`
+      : '';
+    const body = html`<p><a href="${linkOf('/ui/journal', { rn })}">${t('receipt.back')}</a></p>
+${recordFacts(t, view)}
+${paper}
+<details class="record-data"><summary>${t('receipt.data')}</summary><pre>${JSON.stringify(JSON.parse(encodeJsonValue('', view)), null, 2)}</pre></details>`;
+    return sendPage(res, 200, uiPage({ lang, t, title: t('receipt.title', { sq: record.sq, rn }), active: 'journal', body, path }));
+  });
+
+  app.get('/ui/journal/paper', async (req, res) => {
+    const { lang, t } = textsOf(req, res);
+    const found = await recordOf(ctx, t, lang, req.query as Query);
+    if ('status' in found) return sendPage(res, found.status, html`<!DOCTYPE html><meta charset="utf-8"><p>${found.text}</p>`.text, PAPER_CSP);
+    if (!isReceiptRecord(found.record)) return sendPage(res, 404, html`<!DOCTYPE html><meta charset="utf-8"><p>${found.record.type}</p>`.text, PAPER_CSP);
+    return sendPage(res, 200, await receiptPageHtml(ctx, await receiptOfRecord(ctx, found.reg, found.record)), PAPER_CSP);
+  });
+
+  app.get('/ui/journal/export', async (req, res) => {
+    const q = req.query as Query;
+    // only what the form sends: the type's options that need more (e.g. dep's AES key) stay with GET /export
+    const params: Record<string, string> = {};
+    for (const k of ['rn', 'type', 'from', 'till'] as const) {
+      const v = q[k];
+      if (v !== undefined && v !== '') params[k] = v;
+    }
+    try {
+      return await sendExport(ctx, req, res, params);
+    } catch (e) {
+      return refusedDownload(ctx, req, res, q.rn, e);
+    }
+  });
+
+  app.get('/ui/journal/backup', async (req, res) => {
+    const q = req.query as Query;
+    try {
+      return await sendBackup(ctx, req, res, { rn: q.rn || 'def' });
+    } catch (e) {
+      return refusedDownload(ctx, req, res, q.rn, e);
+    }
+  });
+
+  app.post('/ui/journal/verify', async (req, res) => {
+    const { lang, t } = textsOf(req, res);
+    const q = req.query as Query;
+    const form = formOf(req);
+    if (!formIsOurs(req, form, ctx.dataDir)) {
+      return sendPage(res, 403, uiPage({ lang, t, title: t('journal.title'), active: 'journal', body: html``, path: '/ui/journal', notice: { kind: 'error', text: t('form.badOrigin') } }));
+    }
+    const rn = q.rn ?? form.get('rn') ?? 'def';
+    const { reg, error } = await registerNamed(ctx, rn);
+    if (!reg) return answerSearch(ctx, req, res, { rn }, { kind: 'error', text: error ? error.localized(lang) : rn }, error?.status ?? 404);
+    const report = await verifyRegisterChain(ctx.store, reg.state.rid, ctx.signer.publicKey);
+    const name = reg.state.rn;
+    const notice: Notice = report.ok
+      ? { kind: 'ok', text: report.count === 0 ? t('journal.verifyEmpty', { rn: name }) : t('journal.verifyOk', { n: report.count, rn: name, first: report.firstSq, last: report.lastSq }) }
+      : { kind: 'error', text: t('journal.verifyBroken', { sq: report.broken?.sq ?? '', rn: name, reason: report.broken?.reason ?? '', n: report.count }) };
+    return answerSearch(ctx, req, res, { rn: name }, notice);
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * The status page (GET /control, issue 12 point 2): the state record of GET /state, the recorder, the data
+ * folder as GET /disk shows it, and every register with its last transactions, each opening the receipt.
+ */
+import type { FastifyInstance } from 'fastify';
+import { type Obj, str } from '../../codec/index.js';
+import type { ServiceContext } from '../../context.js';
+import { scanFolder, storageRecord } from '../../maintenance/disk-usage.js';
+import type { Register } from '../../registers.js';
+import { recordView } from '../../routes/journal.js';
+import { stateRecord } from '../../state-record.js';
+import { countryOf } from '../../fiscal/registry.js';
+import { type Html, html } from '../html.js';
+import { COMMON, type Translate, translator, uiLangOf } from '../i18n.js';
+import { uiPage } from '../layout.js';
+import { recordTable } from '../record-table.js';
+import { sendPage } from '../page-reply.js';
+import { RECORD_TABLE_TEXTS } from '../texts/journal-texts.js';
+import { STATUS_TEXTS } from '../texts/status-texts.js';
+
+/** Transactions shown per register, and how many records are looked at to find them (logs, Cfg and reports are skipped). */
+export const LAST_TRANSACTIONS = 10;
+const LOOK_AT_MOST = 500;
+const TRANSACTION_TYPES: ReadonlySet<string> = new Set(['Tra', 'TraS', 'TraU', 'TraV']);
+
+/** The last transactions of a register, newest first, from the journal store. */
+export async function lastTransactions(ctx: ServiceContext, reg: Register, n = LAST_TRANSACTIONS): Promise<Obj[]> {
+  const out: Obj[] = [];
+  let seen = 0;
+  for await (const r of ctx.store.find(reg.state.rid, { sort: 'desc' }, 50)) {
+    if (TRANSACTION_TYPES.has(r.type)) out.push(recordView(r));
+    seen += 1;
+    if (out.length >= n || seen >= LOOK_AT_MOST) break;
+  }
+  return out;
+}
+
+function fact(label: string, value: Html | string): Html {
+  return html`<dt>${label}</dt><dd>${value}</dd>`;
+}
+
+function yesNo(t: Translate, ok: boolean): Html {
+  return html`<span class="badge ${ok ? 'ok' : 'bad'}">${t(ok ? 'status.yes' : 'status.no')}</span>`;
+}
+
+export function statusPageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get('/control', async (req, res) => {
+    const lang = uiLangOf(req, res);
+    const t = translator(lang, STATUS_TEXTS, RECORD_TABLE_TEXTS, COMMON);
+    await ctx.registers.catchUp();
+    const state = stateRecord(ctx);
+    const disk = storageRecord(await scanFolder(ctx.dataDir));
+    const registers = [...ctx.registers.list()].sort((a, b) => (a.state.rn === 'def' ? -1 : b.state.rn === 'def' ? 1 : a.state.rn.localeCompare(b.state.rn)));
+    const sections: Html[] = [];
+    for (const reg of registers) {
+      const rn = reg.state.rn;
+      const last = await lastTransactions(ctx, reg);
+      sections.push(html`<section class="register" data-rn="${rn}"><h3>${t('register.label')} ${rn}${rn === 'def' ? html` <span class="badge">${t('status.defaultRegister')}</span>` : ''}</h3>
+<p>${t('status.country')}: ${countryOf(reg.state.cfg) || '–'} · ${t('status.lastSq')}: ${reg.state.sq} · <a href="/ui/journal?rn=${encodeURIComponent(rn)}">${t('status.toJournal', { rn })}</a></p>
+${last.length ? recordTable(t, rn, last) : html`<p class="help">${t('status.noTransactions')}</p>`}</section>`);
+    }
+    const recorderState = str(state, 'Recorder') ?? 'inactive';
+    const warning = str(state, 'RecorderWarning');
+    const body = html`<p><a class="button secondary" href="/control">${t('status.refresh')}</a> <span class="help">${t('status.asOf', { time: str(state, 'D') ?? '' })}</span></p>
+<h2>${t('status.service')}</h2>
+<dl class="facts" id="service">
+${fact(t('status.version'), str(state, 'version') ?? '')}
+${fact(t('status.pid'), `${str(state, 'pid') ?? ''} (${str(state, 'arch') ?? ''})`)}
+${fact(t('status.uptime'), t('status.seconds', { n: Math.floor(Number(str(state, 'uptime') ?? '0')) }))}
+${fact(t('status.time'), str(state, 'D') ?? '')}
+${fact(t('status.company'), str(state, 'Company') || '–')}
+${fact(t('status.country'), str(state, 'Country') || '–')}
+${fact(t('status.registers'), str(state, 'RN') ?? '')}
+</dl>
+<h2>${t('status.recorder')}</h2>
+<dl class="facts" id="recorder">
+${fact(t('status.online'), yesNo(t, str(state, 'Online') === 'true'))}
+${fact(t('status.recorderState'), html`<span class="recorder-state">${t(`status.recorder.${recorderState}`)}</span>`)}
+${fact(t('status.recSent'), str(state, 'RecSent') ?? '0')}
+${fact(t('status.recQueued'), str(state, 'RecQueued') ?? '0')}
+${fact(t('status.retryQueued'), str(state, 'RetryQueued') ?? '0')}
+${warning ? fact(t('status.warning'), html`<span class="field-error">${warning}</span>`) : ''}
+</dl>
+<h2>${t('status.disk')}</h2>
+<p id="disk-usage">${t('status.diskUsage')}: ${t('status.diskOf', { used: disk.Usage.toFixed(3), quota: str(state, 'DiskQuota') ?? '' })}</p>
+<table id="disk"><thead><tr><th>${t('status.folder')}</th><th class="num">${t('status.dirs')}</th><th class="num">${t('status.files')}</th><th class="num">${t('status.bytes')}</th></tr></thead><tbody>
+${Object.entries(disk.Path).map(([name, u]) => html`<tr><td>${name}</td><td class="num">${u.dirs}</td><td class="num">${u.files}</td><td class="num">${u.size}</td></tr>`)}
+</tbody></table>
+<h2>${t('status.lastTransactions')}</h2>
+${sections}`;
+    return sendPage(res, 200, uiPage({ lang, t, title: t('status.title'), active: 'status', body, path: '/control' }));
+  });
+}
