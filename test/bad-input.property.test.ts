@@ -27,15 +27,21 @@ interface Answer {
 /** Every route of the app (and method) from Fastify's route tree. */
 function routesOf(svc: TestService): Route[] {
   const out: Route[] = [];
+  // the routes as Fastify's tree: each line's depth is its indentation, its path the parent's and its own part
   const text = svc.app.printRoutes({ commonPrefix: false });
+  const parents: string[] = [];
   for (const line of text.split('\n')) {
-    const m = /(\/\S*) \(([A-Z, ]+)\)/.exec(line);
+    const m = /^([│ ]*)[├└]── (\S+) \(([A-Z, ]+)\)/.exec(line);
     if (!m) continue;
-    for (const method of m[2]!.split(',').map((s) => s.trim())) {
+    const depth = (m[1] as string).length / 4;
+    const parent = depth > 0 ? (parents[depth - 1] as string) : '';
+    const path = parent.endsWith('/') && m[2]!.startsWith('/') ? parent + m[2]!.slice(1) : parent + m[2]!;
+    parents[depth] = path;
+    for (const method of m[3]!.split(',').map((s) => s.trim())) {
       // POST /service/restart stops the service on any input from this machine, as it should
       // (test/service.e2e.test.ts): fuzzing it would only end the test's service
-      if (method === 'POST' && m[1] === '/service/restart') continue;
-      if (method === 'GET' || method === 'POST' || method === 'PUT' || method === 'DELETE') out.push({ method, path: m[1]! });
+      if (method === 'POST' && path === '/service/restart') continue;
+      if (method === 'GET' || method === 'POST' || method === 'PUT' || method === 'DELETE') out.push({ method, path });
     }
   }
   return out;
@@ -152,7 +158,7 @@ describe('bad input gets a clear answer, never a crash, never a changed journal'
 
   test('the app has its routes (read from Fastify, so new ones are fuzzed too)', () => {
     const names = new Set(routes.map((r) => `${r.method} ${r.path}`));
-    for (const r of ['POST /register', 'GET /find', 'POST /profile', 'GET /render', 'PUT /peri/layout', 'GET /qr']) assert.ok(names.has(r), `${r} in ${[...names].join(', ')}`);
+    for (const r of ['POST /register', 'POST /register/void/last', 'GET /find', 'POST /profile', 'GET /render', 'GET /render/pdf', 'PUT /peri/layout', 'GET /qr', 'GET /', 'POST /', 'GET /ui/journal', 'POST /ui/journal/verify']) assert.ok(names.has(r), `${r} in ${[...names].join(', ')}`);
   });
 
   test('random requests to every route: no 5xx, an answer within seconds', async () => {
