@@ -27,6 +27,17 @@ function cfgRecords(dataDir: string): Array<Record<string, unknown>> {
   }
 }
 
+/** The profile as stored (the settings table), without the environment's settings laid over it. */
+function storedProfile(dataDir: string, rn: string): { Attributes?: string; TaxId?: string } {
+  const db = new Database(join(dataDir, 'journal', 'journal.sqlite'), { readonly: true });
+  try {
+    const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(`profile:${rn}`) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as { Attributes?: string; TaxId?: string }) : {};
+  } finally {
+    db.close();
+  }
+}
+
 /** The value of a named input, as the page shows it. */
 const valueOf = (page: Page, name: string): Promise<string> => page.locator(`[name="${name}"]`).first().inputValue();
 
@@ -89,6 +100,12 @@ test('profile and base-data pages: log in, change, refuse, translate', async () 
     assert.match(r.json.Profile.Attributes, /(^| )Normalize_D=5( |$)/i);
     assert.match(r.json.Profile.Attributes, /(^| )Fis_Tot( |$)/i);
     assert.match(r.json.Profile.Attributes, /(^| )My_Flag=on( |$)/i);
+    // what the page wrote (the stored list, not GET /profile, which lays the environment's Proxy over it): the
+    // blocked Proxy was not sent, the rest was
+    const stored = storedProfile(svc.dataDir, 'def');
+    assert.match(stored.Attributes ?? '', /(^| )Normalize_D=5( |$)/i);
+    assert.match(stored.Attributes ?? '', /(^| )My_Flag=on( |$)/i);
+    assert.doesNotMatch(stored.Attributes ?? '', /proxy/i);
     assert.match(r.json.Profile.Attributes, /Proxy=http:\/\/proxy\.example:3128/i); // the environment's, laid over
     assert.match(await rows.filter({ has: page.locator('input[value="My_Flag" i]') }).innerText(), /Not an attribute of the specification/);
 

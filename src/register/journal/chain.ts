@@ -42,9 +42,12 @@ export interface ChainReport {
   ok: boolean;
   count: number;
   lastSq: number;
-  /** the first record that fails, with the reason */
-  broken?: { sq: number; reason: string };
+  /** the first record that fails, with the reason (English) and its kind (for translated texts) */
+  broken?: { sq: number; reason: string; kind?: ChainBreak };
 }
+
+/** Why a chain breaks: an SQ gap, a hash that does not match, data that is no JSON, an SQ inside that differs, a bad signature. */
+export type ChainBreak = 'gap' | 'hash' | 'json' | 'sq' | 'signature';
 
 /** Verifies SQ continuity, the hash chain and every signature of a register's records in SQ order. */
 export async function verifyChain(records: AsyncIterable<JournalRecord> | Iterable<JournalRecord>, publicKey: KeyObject, startSq = 1, startHash = GENESIS): Promise<ChainReport> {
@@ -52,18 +55,18 @@ export async function verifyChain(records: AsyncIterable<JournalRecord> | Iterab
   let prev = startHash;
   let count = 0;
   for await (const r of records) {
-    const fail = (reason: string): ChainReport => ({ ok: false, count, lastSq: expectedSq - 1, broken: { sq: r.sq, reason } });
-    if (r.sq !== expectedSq) return fail(`SQ ${r.sq} follows ${expectedSq - 1}: gap or reordering`);
+    const fail = (reason: string, kind: ChainBreak): ChainReport => ({ ok: false, count, lastSq: expectedSq - 1, broken: { sq: r.sq, reason, kind } });
+    if (r.sq !== expectedSq) return fail(`SQ ${r.sq} follows ${expectedSq - 1}: gap or reordering`, 'gap');
     const h = chainHash(prev, r.data);
-    if (!h.equals(r.hash)) return fail('hash does not match the record content and the previous hash');
+    if (!h.equals(r.hash)) return fail('hash does not match the record content and the previous hash', 'hash');
     let parsed: unknown;
     try {
       parsed = JSON.parse(r.data);
     } catch {
-      return fail('record data is not JSON');
+      return fail('record data is not JSON', 'json');
     }
-    if (typeof parsed !== 'object' || parsed === null || (parsed as Fields).SQ !== String(r.sq)) return fail('SQ inside the record differs from its position');
-    if (!verifySignature(publicKey, signingPayload(parsed as Fields, r.hash.toString('hex')), r.sig)) return fail('signature does not verify with the instance public key');
+    if (typeof parsed !== 'object' || parsed === null || (parsed as Fields).SQ !== String(r.sq)) return fail('SQ inside the record differs from its position', 'sq');
+    if (!verifySignature(publicKey, signingPayload(parsed as Fields, r.hash.toString('hex')), r.sig)) return fail('signature does not verify with the instance public key', 'signature');
     prev = r.hash.toString('hex');
     expectedSq += 1;
     count += 1;

@@ -2,9 +2,10 @@
 import type { FastifyInstance } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, bodyFormat, decodeBody } from '../codec/index.js';
-import { configChanged, saveCfg } from '../cfg.js';
+import { saveCfg } from '../cfg.js';
 import type { ServiceContext } from '../context.js';
 import { remember } from '../pipeline.js';
+import { saveProfile } from '../save-profile.js';
 import { registerNumber, rnOfQuery } from '../register-number.js';
 import { STATE_BOOLEANS, STATE_NUMBERS, stateRecord } from '../state-record.js';
 import { obj, str } from '../codec/index.js';
@@ -20,6 +21,21 @@ function typedState(record: Obj): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The register a Cfg is saved to (POST /cfg and the base-data page): `rn` of the query; in Multi POS without
+ * `rn` (and TT) the register follows from the base data itself (Cmp.TaxId, Loc.TL, Trm.TT).
+ */
+export function cfgRnOf(ctx: ServiceContext, q: Readonly<Record<string, string>>, cfg: Obj): string {
+  if (!q.rn && !q.tt && ctx.profiles.multiPos()) {
+    const tl = str(obj(cfg, 'Loc') ?? {}, 'TL');
+    const tt = str(obj(cfg, 'Trm') ?? {}, 'TT');
+    const taxId = str(obj(cfg, 'Cmp') ?? {}, 'TaxId') ?? q.taxid ?? ctx.profiles.own('def').TaxId;
+    if (!tl || !tt || !taxId) throw new FiscalError('#REGISTER_REQUIRED', { field: 'rn (or Cfg.Cmp.TaxId, Cfg.Loc.TL and Cfg.Trm.TT)' });
+    return registerNumber(taxId, tl, tt);
+  }
+  return rnOfQuery(ctx, q);
+}
+
 export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/cfg', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
@@ -33,18 +49,7 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     guarded(ctx, req, res, 'CfgC', async () => {
       const doc = decodeBody(typeof req.body === 'string' ? req.body : '', req.headers['content-type'], 'Cfg');
       if (doc.root !== 'Cfg') throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: 'Cfg' });
-      const q = queryOf(req);
-      let rn: string;
-      if (!q.rn && !q.tt && ctx.profiles.multiPos()) {
-        // Multi POS: the register follows from the base data itself
-        const tl = str(obj(doc.body, 'Loc') ?? {}, 'TL');
-        const tt = str(obj(doc.body, 'Trm') ?? {}, 'TT');
-        const taxId = str(obj(doc.body, 'Cmp') ?? {}, 'TaxId') ?? q.taxid ?? ctx.profiles.own('def').TaxId;
-        if (!tl || !tt || !taxId) throw new FiscalError('#REGISTER_REQUIRED', { field: 'rn (or Cfg.Cmp.TaxId, Cfg.Loc.TL and Cfg.Trm.TT)' });
-        rn = registerNumber(taxId, tl, tt);
-      } else {
-        rn = rnOfQuery(ctx, q);
-      }
+      const rn = cfgRnOf(ctx, queryOf(req), doc.body);
       const reg = await ctx.registers.getOrCreate(rn);
       const outcome = await saveCfg(ctx, reg, doc.body);
       const body: Obj = { SQ: String(outcome.sq), Result: outcome.warnings.length ? { RC: 'OK', Warning: outcome.warnings } : { RC: 'OK' } };
@@ -65,13 +70,7 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     guarded(ctx, req, res, 'ProfileC', async () => {
       const body = decodeProfile(typeof req.body === 'string' ? req.body : '', req.headers['content-type']);
       const rn = queryOf(req).rn ?? 'def';
-      await ctx.profiles.update(rn, body);
-      // HttpServer_Port / HttpServer_IPv4: the listener moves after this answer
-      if (rn === 'def') ctx.listenerSettingsChanged?.();
-      // a Badge starts the activation at the portal (after Recorder_init ms)
-      if (rn === 'def') ctx.recorder?.profileSaved();
-      // the def profile is the default of every register
-      for (const reg of rn === 'def' ? ctx.registers.list() : [ctx.registers.get(rn)]) if (reg) await configChanged(ctx, reg);
+      await saveProfile(ctx, rn, body, req.log);
       return sendDoc(res, formatOf(req), 'ProfileC', { Result: { RC: 'OK' }, Profile: ctx.profiles.view(rn) });
     }),
   );

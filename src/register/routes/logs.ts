@@ -42,11 +42,7 @@ export function logRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       log.refresh();
       if (req.log.level !== log.logger.level) req.log.level = log.logger.level;
     }
-    const profileChanged = req.method === 'POST' && res.statusCode === 200 && req.url.startsWith('/profile') && /^\/profile\/?(\?|$)/.test(req.url);
-    if (profileChanged) {
-      // which register, not what: attributes may hold PINs
-      req.log.info({ type: 'PROFILE', rn: queryOf(req).rn ?? 'def' }, 'profile changed');
-    }
+    // the PROFILE line "profile changed" is written by saveProfile (save-profile.ts), for the API and the page
     if (req.log.level === 'debug' || req.log.level === 'trace') {
       req.log.debug({ type: 'HTTP', method: req.method, path: req.url.split('?')[0] ?? '', status: res.statusCode, ms: Math.round(res.elapsedTime) }, 'request');
     }

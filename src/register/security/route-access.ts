@@ -125,8 +125,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { methods: ['GET'], path: '/ui/journal', rule: 'admin-page', status: 'issue 12', reason: 'browser page: journal search and receipts (business data)' },
   { methods: ['GET'], path: '/ui/journal/receipt', rule: 'admin-page', status: 'issue 12', reason: 'browser page: one journal record, the receipt framed as printed' },
   { methods: ['GET'], path: '/ui/journal/paper', rule: 'admin-page', status: 'issue 12', reason: 'the receipt as printed (GET /render\'s HTML) inside the journal page\'s frame' },
-  { methods: ['GET'], path: '/ui/journal/export', rule: 'admin-page', status: 'issue 12', reason: 'the journal page\'s download of GET /export (jou and the country\'s types; not dep\'s AES key)' },
-  { methods: ['GET'], path: '/ui/journal/backup', rule: 'admin-page', status: 'issue 12', reason: 'the journal page\'s download of GET /backup (a register\'s full backup)' },
+  { methods: ['POST'], path: '/ui/journal/export', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'the journal page\'s download of GET /export (jou and the country\'s types; not dep\'s AES key); a form with the page token (a TSE export writes a log record)' },
+  { methods: ['POST'], path: '/ui/journal/backup', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'the journal page\'s download of GET /backup (a register\'s full backup); a form with the page token (it sets the archive mark)' },
   { methods: ['POST'], path: '/ui/journal/verify', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'the journal page\'s chain and signature check of a register (reads only; the form carries the page token)' },
   { methods: ['GET'], path: '/ui/style.css', rule: 'open', status: 'issue 12', reason: 'the pages\' style sheet: no data (also for the login refusal page)' },
 ];

@@ -23,3 +23,7 @@ test('names are case-insensitive and keep the spec\'s spelling', () => {
   assert.equal(attributeName('my_flag'), 'my_flag');
   assert.equal(attributeHelp('MY_FLAG'), undefined);
 });
+
+test('the attributes the service reads have help (not "unknown")', () => {
+  for (const name of ['Portal_Url', 'TL', 'TT']) assert.ok(attributeHelp(name.toLowerCase()), name);
+});

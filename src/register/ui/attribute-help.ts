@@ -1,7 +1,8 @@
 /**
  * Help for the profile attributes the spec names (its attribute table, "Profile attributes"), and for the
  * profile settings it names besides (HttpServer_Port, UdpServer_Port, DiskQuota, Proxy, Sign_require, Sign_Cfg),
- * in the four page languages. Names are case-insensitive; `name` is the spelling the spec uses.
+ * and for the attributes the service reads besides (Portal_Url, TL, TT: the recorder's activation), in the four
+ * page languages. Names are case-insensitive; `name` is the spelling the spec uses.
  */
 import type { UiLang } from './i18n.js';
 
@@ -76,6 +77,10 @@ const rows: Array<[string | string[], string | undefined, H]> = [
   ['UdpServer_Port', undefined, h('Port for UDP messages.', 'Port für UDP-Nachrichten.', 'Port des messages UDP.', 'Poort voor UDP-berichten.')],
   ['DiskQuota', undefined, h('Disk space the service may use, in MB (default 1024).', 'Speicherplatz, den der Dienst belegen darf, in MB (Standard 1024).', 'Espace disque que le service peut utiliser, en Mo (par défaut 1024).', 'Schijfruimte die de dienst mag gebruiken, in MB (standaard 1024).')],
   ['Proxy', undefined, h('Proxy for the connection to the cloud, e.g. http://proxy:3128.', 'Proxy für die Verbindung zur Cloud, z. B. http://proxy:3128.', 'Proxy pour la connexion au cloud, p. ex. http://proxy:3128.', 'Proxy voor de verbinding met de cloud, bv. http://proxy:3128.')],
+  // attributes the service reads besides (recorder/recorder.ts)
+  ['Portal_Url', undefined, h('Address of the portal the instance activates at (default: the environment variable EFR_PORTAL_URL).', 'Adresse des Portals, bei dem sich die Instanz aktiviert (Standard: die Umgebungsvariable EFR_PORTAL_URL).', 'Adresse du portail auprès duquel l\'instance s\'active (par défaut : la variable d\'environnement EFR_PORTAL_URL).', 'Adres van het portaal waarbij de instantie zich activeert (standaard: de omgevingsvariabele EFR_PORTAL_URL).')],
+  ['TL', undefined, h('Location id (TL) sent with the activation when the Badge does not carry it (Badge/TL/TT).', 'Standortkennung (TL), die bei der Aktivierung gesendet wird, wenn der Badge sie nicht enthält (Badge/TL/TT).', 'Identifiant d\'établissement (TL) envoyé à l\'activation quand le badge ne le contient pas (Badge/TL/TT).', 'Vestigingscode (TL) die bij de activering wordt verstuurd als de badge die niet bevat (Badge/TL/TT).')],
+  ['TT', undefined, h('Terminal id (TT) sent with the activation when the Badge does not carry it (Badge/TL/TT).', 'Kassenkennung (TT), die bei der Aktivierung gesendet wird, wenn der Badge sie nicht enthält (Badge/TL/TT).', 'Identifiant de terminal (TT) envoyé à l\'activation quand le badge ne le contient pas (Badge/TL/TT).', 'Terminalcode (TT) die bij de activering wordt verstuurd als de badge die niet bevat (Badge/TL/TT).')],
   ['Sign_require', undefined, h('Profile setting named by the specification; its effect is not described there.', 'In der Spezifikation genannte Profileinstellung; ihre Wirkung ist dort nicht beschrieben.', 'Paramètre de profil cité par la spécification ; son effet n\'y est pas décrit.', 'Profielinstelling die de specificatie noemt; het effect wordt daar niet beschreven.')],
   ['Sign_Cfg', undefined, h('Profile setting named by the specification; its effect is not described there.', 'In der Spezifikation genannte Profileinstellung; ihre Wirkung ist dort nicht beschrieben.', 'Paramètre de profil cité par la spécification ; son effet n\'y est pas décrit.', 'Profielinstelling die de specificatie noemt; het effect wordt daar niet beschreven.')],
 ];

@@ -47,17 +47,35 @@ export function tokenField(dataDir: string): Html {
   return html`<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${formToken(dataDir)}">`;
 }
 
-/** True when the form came from one of our pages: the right token, and no foreign Origin. */
+/** A Host-like header as `host[:port]` the way `new URL()` writes it (lower case, no default port). */
+function hostOf(protocol: string, header: string | string[] | undefined): string | undefined {
+  const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
+  if (!first) return undefined;
+  try {
+    return new URL(`${protocol}//${first}`).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True when the form came from one of our pages: the right token, and no foreign Origin. The Origin's host is
+ * compared without regard to case and default ports with the Host header, or with X-Forwarded-Host (the address
+ * the browser used when a reverse proxy sits in front: the service has no list of trusted proxies, so a proxy's
+ * header is taken as it comes; the form token must be right in either case, and the token is what keeps a
+ * foreign site out: it cannot read our pages).
+ */
 export function formIsOurs(req: FastifyRequest, form: FormFields, dataDir: string): boolean {
   const origin = req.headers.origin;
   if (origin && origin !== 'null') {
-    let host: string;
+    let url: URL;
     try {
-      host = new URL(origin).host;
+      url = new URL(origin);
     } catch {
       return false;
     }
-    if (host !== req.headers.host) return false;
+    const ours = [hostOf(url.protocol, req.headers.host), hostOf(url.protocol, req.headers['x-forwarded-host'])];
+    if (!ours.includes(url.host)) return false;
   }
   const given = Buffer.from(form.get(FORM_TOKEN_FIELD) ?? '');
   const want = Buffer.from(formToken(dataDir));

@@ -17,7 +17,13 @@ const isLang = (v: string | undefined): v is UiLang => v !== undefined && (UI_LA
 function cookieOf(req: FastifyRequest, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(v.join('='));
+    if (k !== name) continue;
+    // a malformed value (`efr_lang=%`) is no language: the next source decides
+    try {
+      return decodeURIComponent(v.join('='));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }
@@ -77,4 +83,12 @@ export const COMMON: Texts = {
   },
   'register.label': { en: 'Register', de: 'Kasse', fr: 'Caisse', nl: 'Kassa' },
   'none': { en: 'none', de: 'keine', fr: 'aucun', nl: 'geen' },
+  'page.badRnTitle': { en: 'Unknown register', de: 'Unbekannte Kasse', fr: 'Caisse inconnue', nl: 'Onbekende kassa' },
+  'page.badRn': {
+    en: 'This register number cannot be used: it has spaces around it, is empty or is given twice (rn=).',
+    de: 'Diese Kassennummer kann nicht verwendet werden: Sie hat Leerzeichen am Anfang oder Ende, ist leer oder mehrfach angegeben (rn=).',
+    fr: 'Ce numéro de caisse ne peut pas être utilisé : il a des espaces au début ou à la fin, est vide ou est donné deux fois (rn=).',
+    nl: 'Dit kassanummer kan niet worden gebruikt: het heeft spaties aan het begin of einde, is leeg of is twee keer opgegeven (rn=).',
+  },
+  'page.badRnBack': { en: 'To the default register', de: 'Zur Standardkasse', fr: 'Vers la caisse par défaut', nl: 'Naar de standaardkassa' },
 };

@@ -4,12 +4,13 @@
  * sender data). Fields the form does not know are name/value rows, so nothing is lost on save. Saving goes
  * through saveCfg exactly as POST /cfg does (a journaled Cfg record; identical values record nothing).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, type Value, isObj } from '../../codec/index.js';
 import { saveCfg } from '../../cfg.js';
 import type { ServiceContext } from '../../context.js';
 import { remember } from '../../pipeline.js';
+import { cfgRnOf } from '../../routes/config.js';
 import { failureOf } from '../../respond.js';
 import { CFG_FIELD_TEXTS, CFG_PARTS, type CfgPartDef } from '../cfg-fields.js';
 import { type FormFields, formIsOurs, formOf, tokenField } from '../forms.js';
@@ -17,6 +18,7 @@ import { type Html, html } from '../html.js';
 import { COMMON, type Translate, type UiLang, translator, uiLangOf } from '../i18n.js';
 import { type Notice, uiPage } from '../layout.js';
 import { refusedField, sendPage } from '../page-reply.js';
+import { pageRn, pageRnGiven, sendBadRn } from '../page-rn.js';
 import { CFG_TEXTS } from '../texts/cfg-texts.js';
 
 /** Extra name/value rows offered in each part for fields the form does not list. */
@@ -51,14 +53,23 @@ function modelOf(cfg: Obj): CfgModel {
   return out;
 }
 
-/** Input names: `Cmp.Nam`, `Dev.0.Id`; the extra rows `Cmp.+name` / `Cmp.+value`, `Dev.0.+name`. */
-function itemFromForm(form: FormFields, part: CfgPartDef, prefix: string): { item: ItemModel; obj: Obj } {
+/**
+ * Input names: `Cmp.Nam`, `Dev.0.Id`; the extra rows `Cmp.+name` / `Cmp.+value`, `Dev.0.+name`. Values exactly
+ * as typed (POST /cfg does not trim either); an empty field is left out, unless the stored item has that field
+ * (then it is sent as '', so that an unchanged save is identical and records nothing).
+ */
+function itemFromForm(form: FormFields, part: CfgPartDef, prefix: string, stored: Obj): { item: ItemModel; obj: Obj } {
   const known: Record<string, string> = {};
   const obj: Obj = {};
+  // a stored list or object is shown as JSON text: the same text sends it back as it was
+  const valueOf = (name: string, text: string): Value => {
+    const was = stored[name];
+    return was !== undefined && typeof was !== 'string' && textOf(was) === text ? was : text;
+  };
   for (const f of part.fields) {
-    const v = (form.get(`${prefix}.${f}`) ?? '').trim();
+    const v = form.get(`${prefix}.${f}`) ?? '';
     known[f] = v;
-    if (v !== '') obj[f] = v;
+    if (v !== '' || f in stored) obj[f] = valueOf(f, v);
   }
   const values = form.all(`${prefix}.+value`);
   const extra: Array<[string, string]> = [];
@@ -67,7 +78,7 @@ function itemFromForm(form: FormFields, part: CfgPartDef, prefix: string): { ite
     if (n === '') return;
     const v = values[i] ?? '';
     extra.push([n, v]);
-    obj[n] = v;
+    obj[n] = valueOf(n, v);
   });
   return { item: { known, extra }, obj };
 }
@@ -83,17 +94,20 @@ function cfgOf(form: FormFields, current: Obj): { sent: Obj; typed: CfgModel; in
   const index = new Map<string, number>();
   for (const part of CFG_PARTS) {
     if (part.kind === 'object') {
-      const { item, obj } = itemFromForm(form, part, part.key);
+      const { item, obj } = itemFromForm(form, part, part.key, isObj(current[part.key]) ? (current[part.key] as Obj) : {});
       typed[part.key] = [item];
       if (Object.keys(obj).length || part.key in current) sent[part.key] = obj;
       continue;
     }
     const count = Math.min(Number(form.get(`${part.key}.count`) ?? '0') || 0, 1000);
     const removed = new Set(form.all(`${part.key}.remove`));
+    const v = current[part.key];
+    const storedItems: Value[] = Array.isArray(v) ? v : v === undefined ? [] : [v];
     const items: ItemModel[] = [];
     const objs: Obj[] = [];
     for (let i = 0; i < count; i++) {
-      const { item, obj } = itemFromForm(form, part, `${part.key}.${i}`);
+      const storedItem = storedItems[i];
+      const { item, obj } = itemFromForm(form, part, `${part.key}.${i}`, isObj(storedItem) ? storedItem : {});
       if (removed.has(String(i)) || Object.keys(obj).length === 0) continue;
       index.set(`${part.key}[${objs.length}]`, items.length);
       items.push(item);
@@ -117,16 +131,19 @@ function inputOfField(field: string | undefined, index: ReadonlyMap<string, numb
   return rest;
 }
 
-/** The warnings of saveCfg in the page's language (the rest as they are). */
+/** The warnings of saveCfg in the page's language (the rest with a translated lead-in). */
 function warningText(t: Translate, w: string): string {
   const missing = /^(Cfg\.[\w[\].]+) is missing; it is required for fiscal receipts$/.exec(w);
   if (missing) return t('cfg.missing', { field: missing[1] as string });
   if (w === 'identical configuration: nothing recorded') return t('cfg.identical');
-  return w;
+  // a country module's warning has no translation here: a translated lead-in, the text as the API gives it
+  return t('cfg.apiWarning', { text: w });
 }
 
 interface Shown {
   rn: string;
+  /** the form posts to this register; undefined: no `rn` (Multi POS: the register follows from the base data, as POST /cfg) */
+  postRn: string | undefined;
   model: CfgModel;
   /** top-level keys of the Cfg that are no part the form knows: shown, kept (POST /cfg keeps what is not sent) */
   others: Obj;
@@ -191,20 +208,15 @@ ${extraRows(prefix, item.extra)}${errOf(prefix)}`;
   const otherKeys = Object.keys(s.others);
   const body = html`
 ${registerChoice(ctx, t, s.rn)}
-<p class="help">${t('cfg.intro', { rn: s.rn })}</p>
+<p class="help">${s.postRn === undefined && ctx.profiles.multiPos() ? t('cfg.multiPos') : t('cfg.intro', { rn: s.rn })}</p>
 ${s.warnings?.length ? html`<ul class="warnings">${s.warnings.map((w) => html`<li>${warningText(t, w)}</li>`)}</ul>` : ''}
-<form class="grid" method="post" action="/ui/cfg?rn=${encodeURIComponent(s.rn)}" id="cfg-form">
+<form class="grid" method="post" action="${s.postRn === undefined ? '/ui/cfg' : `/ui/cfg?rn=${encodeURIComponent(s.postRn)}`}" id="cfg-form">
 ${tokenField(ctx.dataDir)}
 ${CFG_PARTS.map(partHtml)}
 ${otherKeys.length ? html`<h2 class="full">${t('cfg.otherParts')}</h2><div class="full"><pre class="other-parts">${JSON.stringify(s.others, null, 2)}</pre><div class="help">${t('cfg.otherPartsHelp')}</div></div>` : ''}
 <div class="full"><button type="submit">${t('form.save')}</button> <span class="help">* ${t('cfg.required')}</span></div>
 </form>`;
   return uiPage({ lang, t, title: t('cfg.title'), active: 'cfg', body, ...(s.notice ? { notice: s.notice } : {}), path: s.rn === 'def' ? '/ui/cfg' : `/ui/cfg?rn=${encodeURIComponent(s.rn)}` });
-}
-
-function rnOf(req: FastifyRequest): string {
-  const rn = ((req.query ?? {}) as Record<string, string | undefined>).rn;
-  return rn && rn.trim() !== '' ? rn.trim() : 'def';
 }
 
 const KNOWN_PARTS = new Set(CFG_PARTS.map((p) => p.key));
@@ -219,39 +231,47 @@ export function cfgPageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 
   app.get('/ui/cfg', async (req, res) => {
     const lang = uiLangOf(req, res);
-    const rn = rnOf(req);
+    const rn = pageRn(req);
+    if (rn === undefined) return sendBadRn(res, lang, tr(lang), 'cfg', '/ui/cfg');
     const cfg = await cfgOfRn(rn);
-    return sendPage(res, 200, renderCfg(ctx, lang, tr(lang), { rn, model: modelOf(cfg), others: othersOf(cfg) }));
+    return sendPage(res, 200, renderCfg(ctx, lang, tr(lang), { rn, postRn: pageRnGiven(req) ? rn : undefined, model: modelOf(cfg), others: othersOf(cfg) }));
   });
 
   app.post('/ui/cfg', async (req, res) => {
     const lang = uiLangOf(req, res);
     const t = tr(lang);
-    const rn = rnOf(req);
+    const rn = pageRn(req);
+    if (rn === undefined) return sendBadRn(res, lang, t, 'cfg', '/ui/cfg');
+    const postRn = pageRnGiven(req) ? rn : undefined;
     const form = formOf(req);
-    const current = await cfgOfRn(rn);
+    let current = await cfgOfRn(rn);
     if (!formIsOurs(req, form, ctx.dataDir)) {
-      return sendPage(res, 403, renderCfg(ctx, lang, t, { rn, model: modelOf(current), others: othersOf(current), notice: { kind: 'error', text: t('form.badOrigin') } }));
+      return sendPage(res, 403, renderCfg(ctx, lang, t, { rn, postRn, model: modelOf(current), others: othersOf(current), notice: { kind: 'error', text: t('form.badOrigin') } }));
     }
-    const { sent, typed, index } = cfgOf(form, current);
+    let made = cfgOf(form, current);
     try {
-      // exactly what POST /cfg does for a named register
-      const reg = await ctx.registers.getOrCreate(rn);
-      const outcome = await saveCfg(ctx, reg, sent);
+      // the register exactly as POST /cfg finds it (Multi POS without rn: from Cmp.TaxId, Loc.TL, Trm.TT)
+      const target = cfgRnOf(ctx, postRn === undefined ? {} : { rn: postRn }, made.sent);
+      if (target !== rn) {
+        current = await cfgOfRn(target);
+        made = cfgOf(form, current);
+      }
+      const reg = await ctx.registers.getOrCreate(target);
+      const outcome = await saveCfg(ctx, reg, made.sent);
       if (outcome.sealed) remember(reg, 'Cfg', outcome.sealed);
       const saved = reg.state.cfg;
       const identical = !outcome.sealed;
       return sendPage(res, 200, renderCfg(ctx, lang, t, {
-        rn, model: modelOf(saved), others: othersOf(saved),
+        rn: target, postRn: postRn ?? (target === rn ? undefined : target), model: modelOf(saved), others: othersOf(saved),
         notice: { kind: 'ok', text: identical ? t('cfg.identical') : `${t('form.saved')} ${t('cfg.recorded', { sq: outcome.sq })}` },
         warnings: outcome.warnings.filter((w) => w !== 'identical configuration: nothing recorded'),
       }));
     } catch (e) {
       if (!(e instanceof FiscalError)) req.log.error({ err: e }, 'base-data page: saving failed');
       const failure = failureOf(e, lang);
-      const input = inputOfField(refusedField(e), index);
+      const input = inputOfField(refusedField(e), made.index);
       return sendPage(res, failure.status >= 400 ? failure.status : 400, renderCfg(ctx, lang, t, {
-        rn, model: typed, others: othersOf(current),
+        rn, postRn, model: made.typed, others: othersOf(current),
         notice: { kind: 'error', text: t('form.notSaved', { reason: failure.userMessage }) },
         ...(input ? { errorInput: input, errorText: failure.userMessage } : {}),
       }));

@@ -1,9 +1,11 @@
 /**
  * The journal page (issue 12 point 2): GET /ui/journal searches a register's journal (the query machinery of
  * GET /find) and pages through the results by the SQ continuation; GET /ui/journal/receipt shows one record,
- * a receipt as printed (GET /render's HTML, framed from GET /ui/journal/paper); GET /ui/journal/export and
- * GET /ui/journal/backup download what GET /export and GET /backup answer, under the page's access rule;
- * POST /ui/journal/verify checks the register's hash chain and signatures.
+ * a receipt as printed (GET /render's HTML, framed from GET /ui/journal/paper); POST /ui/journal/export and
+ * POST /ui/journal/backup download what GET /export and GET /backup answer, under the page's access rule (POST
+ * forms with the page token: a backup sets the archive mark cleaning relies on, a TSE export appends a log
+ * record, so no link of another site may start them); POST /ui/journal/verify checks the register's hash chain
+ * and signatures. The register is always the query's `rn` exactly as the access hook read it (pageRn).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FiscalError } from '../../../shared/errors.js';
@@ -11,7 +13,7 @@ import { encodeJsonValue } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { countryOf, moduleFor } from '../../fiscal/registry.js';
 import { RECORD_TYPES } from '../../journal/types.js';
-import { verifyRegisterChain } from '../../journal/verify-register.js';
+import { type RegisterChainReport, tryVerifyRegister } from '../../journal/verify-register.js';
 import type { Register } from '../../registers.js';
 import { isReceiptRecord, receiptOfRecord } from '../../render/receipt-source.js';
 import { failureOf } from '../../respond.js';
@@ -20,13 +22,14 @@ import { sendExport } from '../../routes/export.js';
 import { registerOf } from '../../routes/http.js';
 import { recordView } from '../../routes/journal.js';
 import { receiptPageHtml } from '../../routes/render.js';
-import { formIsOurs, formOf, tokenField } from '../forms.js';
+import { type FormFields, formIsOurs, formOf, tokenField } from '../forms.js';
 import { type Html, html } from '../html.js';
 import { COMMON, type Translate, type UiLang, translator, uiLangOf } from '../i18n.js';
 import { type Notice, uiPage } from '../layout.js';
 import { type SearchError, type SearchInput, searchInputOf, searchJournal } from '../journal-search.js';
 import { recordTable } from '../record-table.js';
 import { sendPage } from '../page-reply.js';
+import { pageRn, pageRnGiven } from '../page-rn.js';
 import { JOURNAL_TEXTS, RECORD_TABLE_TEXTS } from '../texts/journal-texts.js';
 
 type Query = Readonly<Record<string, string | undefined>>;
@@ -70,6 +73,8 @@ interface JournalView {
   error?: SearchError;
   results?: Html;
   notice?: Notice;
+  /** a verify that ran out of time continues from this SQ */
+  continueFrom?: number;
 }
 
 function searchForm(ctx: ServiceContext, t: Translate, v: JournalView): Html {
@@ -87,22 +92,23 @@ function searchForm(ctx: ServiceContext, t: Translate, v: JournalView): Html {
 </form>`;
 }
 
-function toolsOf(ctx: ServiceContext, t: Translate, reg: Register): Html {
+function toolsOf(ctx: ServiceContext, t: Translate, reg: Register, continueFrom: number | undefined): Html {
   const rn = reg.state.rn;
   return html`<h2>${t('journal.downloads')}</h2>
-<form class="grid export" method="get" action="/ui/journal/export">
-<input type="hidden" name="rn" value="${rn}">
+<form class="grid export" method="post" action="${linkOf('/ui/journal/export', { rn })}">${tokenField(ctx.dataDir)}
 <label for="x-type">${t('journal.exportType')}</label><div><select id="x-type" name="type">${exportTypesOf(reg).map((ty) => html`<option value="${ty}">${ty}</option>`)}</select><div class="help">${t('journal.exportHelp')}</div></div>
 <label for="x-from">${t('journal.from')}</label><div><input type="date" id="x-from" name="from"></div>
 <label for="x-till">${t('journal.till')}</label><div><input type="date" id="x-till" name="till"></div>
 <div class="full"><button type="submit" id="export">${t('journal.download')}</button></div>
 </form>
-<p><a class="button secondary" id="backup" href="${linkOf('/ui/journal/backup', { rn })}">${t('journal.backup', { rn })}</a></p>
+<form class="backup" method="post" action="${linkOf('/ui/journal/backup', { rn })}">${tokenField(ctx.dataDir)}
+<p><button type="submit" class="secondary" id="backup">${t('journal.backup', { rn })}</button></p>
 <p class="help">${t('journal.backupHelp')}</p>
+</form>
 <h2>${t('journal.verify')}</h2>
 <form class="verify" method="post" action="${linkOf('/ui/journal/verify', { rn })}">${tokenField(ctx.dataDir)}
 <p class="help">${t('journal.verifyHelp', { rn })}</p>
-<button type="submit" id="verify">${t('journal.verify')}</button>
+${continueFrom !== undefined ? html`<input type="hidden" name="from" value="${String(continueFrom)}"><button type="submit" id="verify-continue">${t('journal.verifyContinue', { sq: continueFrom })}</button> ` : ''}<button type="submit"${continueFrom !== undefined ? html` class="secondary" name="from" value=""` : ''} id="verify">${t('journal.verify')}</button>
 </form>`;
 }
 
@@ -110,54 +116,102 @@ function journalPage(ctx: ServiceContext, lang: UiLang, t: Translate, v: Journal
   const path = linkOf('/ui/journal', v.input);
   const body = html`${searchForm(ctx, t, v)}
 ${v.results ?? ''}
-${v.reg ? toolsOf(ctx, t, v.reg) : ''}`;
+${v.reg ? toolsOf(ctx, t, v.reg, v.continueFrom) : ''}`;
   return uiPage({ lang, t, title: t('journal.title'), active: 'journal', body, path, ...(v.notice ? { notice: v.notice } : {}) });
 }
 
-/** The register a page names (`rn`, default def); undefined with the refusal when it is unknown. */
-async function registerNamed(ctx: ServiceContext, rn: string | undefined): Promise<{ reg?: Register; error?: FiscalError }> {
+/** The register a page names (pageRn: the query's `rn`, default def); undefined with the refusal when it is unknown. */
+async function registerNamed(ctx: ServiceContext, rn: string): Promise<{ reg?: Register; error?: FiscalError }> {
   try {
-    return { reg: await registerOf(ctx, { rn: rn ?? 'def' }) };
+    return { reg: await registerOf(ctx, { rn }) };
   } catch (e) {
     if (e instanceof FiscalError) return { error: e };
     throw e;
   }
 }
 
-/** The journal page with the results of the search in `q` (and `notice` above them). */
-async function answerSearch(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, q: Query, notice?: Notice, status = 200): Promise<FastifyReply> {
-  const { lang, t } = textsOf(req, res);
-  const input = searchInputOf(q);
-  // registers another process sharing the journal created meanwhile
-  await ctx.registers.catchUp();
-  if (input.rn === undefined && ctx.registers.list().length === 0) {
-    return sendPage(res, status, journalPage(ctx, lang, t, { reg: undefined, input, notice: notice ?? { kind: 'ok', text: t('journal.noRegisters') } }));
+/** A search refusal in the page's words: ours for the fields of the form, else the API's text after a translated lead-in. */
+function searchReason(t: Translate, error: SearchError, input: SearchInput): SearchError {
+  const value = (input[error.field as keyof SearchInput] ?? '').slice(0, 40);
+  switch (error.field) {
+    case 'type':
+      return { field: 'type', message: t('journal.typeInvalid', { value }) };
+    case 'from':
+    case 'till':
+      return { field: error.field, message: t('journal.dateInvalid', { field: t(`journal.${error.field}`), value }) };
+    case 'continuation':
+      return { field: 'continuation', message: t('journal.continuationInvalid') };
+    case 'amount':
+      return error;
+    default:
+      return { field: error.field, message: t('journal.apiSays', { message: error.message }) };
   }
-  const { reg, error } = await registerNamed(ctx, input.rn ?? (ctx.registers.get('def') ? 'def' : ctx.registers.list()[0]?.state.rn));
+}
+
+/** The journal page of register `rn` (as pageRn read it) with the results of the search in `q` (and `notice` above them). */
+async function answerSearch(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, rn: string, q: Query, notice?: Notice, status = 200, continueFrom?: number): Promise<FastifyReply> {
+  const { lang, t } = textsOf(req, res);
+  const { rn: _typed, ...input } = searchInputOf(q);
+  const { reg, error } = await registerNamed(ctx, rn);
   if (!reg) {
     const message = error ? error.localized(lang) : '';
-    return sendPage(res, error?.status ?? 404, journalPage(ctx, lang, t, { reg, input, error: { field: 'rn', message }, notice: { kind: 'error', text: t('journal.notSearched', { reason: message }) } }));
+    return sendPage(res, error?.status ?? 404, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, error: { field: 'rn', message }, notice: notice ?? { kind: 'error', text: t('journal.notSearched', { reason: message }) } }));
   }
-  const found = await searchJournal(ctx, reg, input, q.continuation, lang, (value) => `amount: ${t('journal.amountInvalid', { value })}`);
+  const found = await searchJournal(ctx, reg, input, q.continuation, lang, (value) => `${t('journal.amount')}: ${t('journal.amountInvalid', { value })}`);
   if (!found.ok) {
-    return sendPage(res, 400, journalPage(ctx, lang, t, { reg, input, error: found.error, notice: { kind: 'error', text: t('journal.notSearched', { reason: found.error.message }) } }));
+    const e = searchReason(t, found.error, input);
+    return sendPage(res, 400, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, error: e, notice: { kind: 'error', text: t('journal.notSearched', { reason: e.message }) } }));
   }
   const { page } = found;
-  const rn = reg.state.rn;
   const results = html`<h2>${t('journal.results')}</h2>
 <p class="help" id="count">${t('journal.count', { n: page.records.length })}</p>
 ${page.timedOut ? html`<p class="notice error">${t('journal.timedOut', { ms: page.ms })}</p>` : ''}
 ${page.records.length ? recordTable(t, rn, page.records) : html`<p id="no-match">${t('journal.none')}</p>`}
 <p class="paging">${q.continuation ? html`<a class="button secondary" href="${linkOf('/ui/journal', { ...input, rn })}">${t('journal.first')}</a> ` : ''}${page.continuation !== undefined ? html`<a class="button secondary" id="next" href="${linkOf('/ui/journal', { ...input, rn, continuation: page.continuation })}">${t('journal.next')}</a>` : ''}</p>`;
-  return sendPage(res, status, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, results, ...(notice ? { notice } : {}) }));
+  return sendPage(res, status, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, results, ...(notice ? { notice } : {}), ...(continueFrom !== undefined ? { continueFrom } : {}) }));
 }
 
 /** A download refused: the journal page (of the register, without a search) with the reason. */
-async function refusedDownload(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, rn: string | undefined, e: unknown): Promise<FastifyReply> {
+async function refusedDownload(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, rn: string, e: unknown): Promise<FastifyReply> {
   const { lang, t } = textsOf(req, res);
   if (!(e instanceof FiscalError)) req.log.error({ err: e }, 'download from the journal page failed');
   const f = failureOf(e, lang);
-  return answerSearch(ctx, req, res, rn ? { rn } : {}, { kind: 'error', text: t('journal.notDownloaded', { reason: f.userMessage }) }, f.status >= 200 && f.status < 300 ? 400 : f.status);
+  return answerSearch(ctx, req, res, rn, {}, { kind: 'error', text: t('journal.notDownloaded', { reason: f.userMessage }) }, f.status >= 200 && f.status < 300 ? 400 : f.status);
+}
+
+/** The page's answer to an `rn` pageRn refuses (spaces around it, given twice): 404, no register shown. */
+function refusedRn(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply): FastifyReply {
+  const { lang, t } = textsOf(req, res);
+  return sendPage(res, 404, journalPage(ctx, lang, t, { reg: undefined, input: {}, notice: { kind: 'error', text: t('journal.badRn') } }));
+}
+
+/** A form of another site (or without the page token): 403, nothing done. */
+function foreignForm(req: FastifyRequest, res: FastifyReply): FastifyReply {
+  const { lang, t } = textsOf(req, res);
+  return sendPage(res, 403, uiPage({ lang, t, title: t('journal.title'), active: 'journal', body: html``, path: '/ui/journal', notice: { kind: 'error', text: t('form.badOrigin') } }));
+}
+
+/** The outcome of a verify in words, and the SQ a check that ran out of time continues from. */
+function verifyNotice(t: Translate, rn: string, report: RegisterChainReport): { notice: Notice; continueFrom?: number } {
+  if (!report.ok) {
+    const kind = report.broken?.kind;
+    const reason = kind ? t(`chain.${kind}`) : (report.broken?.reason ?? '');
+    return { notice: { kind: 'error', text: t('journal.verifyBroken', { sq: report.broken?.sq ?? '', rn, reason, n: report.count }) } };
+  }
+  if (report.continueFromSq !== undefined) {
+    return { notice: { kind: 'ok', text: t('journal.verifyPartial', { n: report.count, rn, first: report.firstSq, last: report.lastSq, next: report.continueFromSq }) }, continueFrom: report.continueFromSq };
+  }
+  return { notice: { kind: 'ok', text: report.count === 0 ? t('journal.verifyEmpty', { rn }) : t('journal.verifyOk', { n: report.count, rn, first: report.firstSq, last: report.lastSq }) } };
+}
+
+/** The fields a download form sends that the API routes read (only these: dep's AES key stays with GET /export). */
+function downloadParams(rn: string, form: FormFields): Record<string, string> {
+  const params: Record<string, string> = { rn };
+  for (const k of ['type', 'from', 'till'] as const) {
+    const v = form.get(k);
+    if (v !== undefined && v !== '') params[k] = v;
+  }
+  return params;
 }
 
 function recordFacts(t: Translate, view: ReturnType<typeof recordView>): Html {
@@ -175,10 +229,10 @@ ${s(esr, 'T') ? html`<dt>${t('rec.total')}</dt><dd id="record-total">${s(esr, 'T
 </dl>`;
 }
 
-/** The record a query names by rn and sq; a refusal (status and text) when it names none. */
-async function recordOf(ctx: ServiceContext, t: Translate, lang: UiLang, q: Query): Promise<{ reg: Register; record: NonNullable<Awaited<ReturnType<ServiceContext['store']['get']>>> } | { status: number; text: string }> {
-  const rn = q.rn ?? 'def';
-  const sq = q.sq ?? '';
+/** The record a query names by rn (pageRn) and sq; a refusal (status and text) when it names none. */
+async function recordOf(ctx: ServiceContext, t: Translate, lang: UiLang, rn: string | undefined, q: Query): Promise<{ reg: Register; record: NonNullable<Awaited<ReturnType<ServiceContext['store']['get']>>> } | { status: number; text: string }> {
+  if (rn === undefined) return { status: 404, text: t('journal.badRn') };
+  const sq = typeof q.sq === 'string' ? q.sq : '';
   if (!/^\d{1,15}$/.test(sq)) return { status: 400, text: t('receipt.badSq', { value: sq.slice(0, 40) }) };
   const { reg, error } = await registerNamed(ctx, rn);
   if (!reg) return { status: error?.status ?? 404, text: error ? error.localized(lang) : rn };
@@ -187,16 +241,41 @@ async function recordOf(ctx: ServiceContext, t: Translate, lang: UiLang, q: Quer
   return { reg, record };
 }
 
+/** The small page inside the receipt frame when there is nothing to print (translated, in the frame's own policy). */
+function paperNotice(lang: UiLang, text: string): string {
+  return html`<!DOCTYPE html><html lang="${lang}"><meta charset="utf-8"><p>${text}</p></html>`.text;
+}
+
 export function journalPageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get('/ui/journal', async (req, res) => answerSearch(ctx, req, res, req.query as Query));
+  app.get('/ui/journal', async (req, res) => {
+    const rn = pageRn(req);
+    if (rn === undefined) return refusedRn(ctx, req, res);
+    const q = req.query as Query;
+    if (!pageRnGiven(req)) {
+      // registers another process sharing the journal created meanwhile
+      await ctx.registers.catchUp();
+      if (!ctx.registers.get('def')) {
+        const first = ctx.registers.list()[0];
+        if (!first) {
+          const { lang, t } = textsOf(req, res);
+          return sendPage(res, 200, journalPage(ctx, lang, t, { reg: undefined, input: {}, notice: { kind: 'ok', text: t('journal.noRegisters') } }));
+        }
+        // without def (Multi POS): the first register, by its own address, so that the access hook checks its credentials
+        const { rn: _typed, ...input } = searchInputOf(q);
+        return res.code(303).header('cache-control', 'no-store').redirect(linkOf('/ui/journal', { ...input, rn: first.state.rn }), 303);
+      }
+    }
+    return answerSearch(ctx, req, res, rn, q);
+  });
 
   app.get('/ui/journal/receipt', async (req, res) => {
     const { lang, t } = textsOf(req, res);
     const q = req.query as Query;
-    const found = await recordOf(ctx, t, lang, q);
-    const path = linkOf('/ui/journal/receipt', { rn: q.rn, sq: q.sq });
+    const rn0 = pageRn(req);
+    const found = await recordOf(ctx, t, lang, rn0, q);
+    const path = linkOf('/ui/journal/receipt', { rn: rn0, sq: typeof q.sq === 'string' ? q.sq : undefined });
     if ('status' in found) {
-      const body = html`<p><a href="${linkOf('/ui/journal', { rn: q.rn })}">${t('receipt.back')}</a></p>`;
+      const body = html`<p><a href="${linkOf('/ui/journal', { rn: rn0 })}">${t('receipt.back')}</a></p>`;
       return sendPage(res, found.status, uiPage({ lang, t, title: t('journal.title'), active: 'journal', body, path, notice: { kind: 'error', text: found.text } }));
     }
     const { reg, record } = found;
@@ -217,51 +296,52 @@ ${paper}
 
   app.get('/ui/journal/paper', async (req, res) => {
     const { lang, t } = textsOf(req, res);
-    const found = await recordOf(ctx, t, lang, req.query as Query);
-    if ('status' in found) return sendPage(res, found.status, html`<!DOCTYPE html><meta charset="utf-8"><p>${found.text}</p>`.text, PAPER_CSP);
-    if (!isReceiptRecord(found.record)) return sendPage(res, 404, html`<!DOCTYPE html><meta charset="utf-8"><p>${found.record.type}</p>`.text, PAPER_CSP);
+    const found = await recordOf(ctx, t, lang, pageRn(req), req.query as Query);
+    if ('status' in found) return sendPage(res, found.status, paperNotice(lang, found.text), PAPER_CSP);
+    if (!isReceiptRecord(found.record)) {
+      return sendPage(res, 404, paperNotice(lang, t('receipt.notPrinted', { sq: found.record.sq, type: t(`type.${found.record.type}`) })), PAPER_CSP);
+    }
     return sendPage(res, 200, await receiptPageHtml(ctx, await receiptOfRecord(ctx, found.reg, found.record)), PAPER_CSP);
   });
 
-  app.get('/ui/journal/export', async (req, res) => {
-    const q = req.query as Query;
-    // only what the form sends: the type's options that need more (e.g. dep's AES key) stay with GET /export
-    const params: Record<string, string> = {};
-    for (const k of ['rn', 'type', 'from', 'till'] as const) {
-      const v = q[k];
-      if (v !== undefined && v !== '') params[k] = v;
-    }
+  app.post('/ui/journal/export', async (req, res) => {
+    const form = formOf(req);
+    if (!formIsOurs(req, form, ctx.dataDir)) return foreignForm(req, res);
+    const rn = pageRn(req);
+    if (rn === undefined) return refusedRn(ctx, req, res);
     try {
-      return await sendExport(ctx, req, res, params);
+      return await sendExport(ctx, req, res, downloadParams(rn, form));
     } catch (e) {
-      return refusedDownload(ctx, req, res, q.rn, e);
+      return refusedDownload(ctx, req, res, rn, e);
     }
   });
 
-  app.get('/ui/journal/backup', async (req, res) => {
-    const q = req.query as Query;
+  app.post('/ui/journal/backup', async (req, res) => {
+    const form = formOf(req);
+    if (!formIsOurs(req, form, ctx.dataDir)) return foreignForm(req, res);
+    const rn = pageRn(req);
+    if (rn === undefined) return refusedRn(ctx, req, res);
     try {
-      return await sendBackup(ctx, req, res, { rn: q.rn || 'def' });
+      return await sendBackup(ctx, req, res, { rn });
     } catch (e) {
-      return refusedDownload(ctx, req, res, q.rn, e);
+      return refusedDownload(ctx, req, res, rn, e);
     }
   });
 
   app.post('/ui/journal/verify', async (req, res) => {
     const { lang, t } = textsOf(req, res);
-    const q = req.query as Query;
     const form = formOf(req);
-    if (!formIsOurs(req, form, ctx.dataDir)) {
-      return sendPage(res, 403, uiPage({ lang, t, title: t('journal.title'), active: 'journal', body: html``, path: '/ui/journal', notice: { kind: 'error', text: t('form.badOrigin') } }));
-    }
-    const rn = q.rn ?? form.get('rn') ?? 'def';
+    if (!formIsOurs(req, form, ctx.dataDir)) return foreignForm(req, res);
+    const rn = pageRn(req);
+    if (rn === undefined) return refusedRn(ctx, req, res);
     const { reg, error } = await registerNamed(ctx, rn);
-    if (!reg) return answerSearch(ctx, req, res, { rn }, { kind: 'error', text: error ? error.localized(lang) : rn }, error?.status ?? 404);
-    const report = await verifyRegisterChain(ctx.store, reg.state.rid, ctx.signer.publicKey);
+    if (!reg) return answerSearch(ctx, req, res, rn, {}, { kind: 'error', text: error ? error.localized(lang) : rn }, error?.status ?? 404);
+    const from = form.get('from') ?? '';
+    if (from !== '' && !/^\d{1,15}$/.test(from)) return answerSearch(ctx, req, res, rn, {}, { kind: 'error', text: t('receipt.badSq', { value: from.slice(0, 40) }) }, 400);
     const name = reg.state.rn;
-    const notice: Notice = report.ok
-      ? { kind: 'ok', text: report.count === 0 ? t('journal.verifyEmpty', { rn: name }) : t('journal.verifyOk', { n: report.count, rn: name, first: report.firstSq, last: report.lastSq }) }
-      : { kind: 'error', text: t('journal.verifyBroken', { sq: report.broken?.sq ?? '', rn: name, reason: report.broken?.reason ?? '', n: report.count }) };
-    return answerSearch(ctx, req, res, { rn: name }, notice);
+    const report = await tryVerifyRegister(`${ctx.dataDir}\0${reg.state.rid}`, ctx.store, reg.state.rid, ctx.signer.publicKey, from ? { fromSq: Number(from) } : {});
+    if (report === 'busy') return answerSearch(ctx, req, res, rn, {}, { kind: 'error', text: t('journal.verifyBusy', { rn: name }) }, 409);
+    const { notice, continueFrom } = verifyNotice(t, name, report);
+    return answerSearch(ctx, req, res, rn, {}, notice, 200, continueFrom);
   });
 }

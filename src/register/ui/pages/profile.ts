@@ -7,8 +7,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FiscalError } from '../../../shared/errors.js';
 import type { Obj } from '../../codec/index.js';
-import { configChanged } from '../../cfg.js';
 import type { ServiceContext } from '../../context.js';
+import type { Profile } from '../../profile/profile.js';
+import { saveProfile } from '../../save-profile.js';
 import { formatAttributes, parseAttributes } from '../../profile/attributes.js';
 import { failureOf } from '../../respond.js';
 import { ATTRIBUTE_HELP, attributeHelp, attributeName } from '../attribute-help.js';
@@ -17,6 +18,7 @@ import { type Html, html } from '../html.js';
 import { COMMON, type Translate, type UiLang, translator, uiLangOf } from '../i18n.js';
 import { type Notice, uiPage } from '../layout.js';
 import { refusedField, sendPage } from '../page-reply.js';
+import { pageRn, sendBadRn } from '../page-rn.js';
 import { PROFILE_TEXTS } from '../texts/profile-texts.js';
 
 /** The settings the page shows as fields of their own (they are attributes of the profile). */
@@ -28,7 +30,10 @@ const NEW_ROWS = 3;
 
 interface AttrRow {
   name: string;
+  /** the stored form: '' is `name=` (empty text), a bare `name` is 'true' */
   value: string;
+  /** a row offered for a new attribute: an empty value there means a bare `name` (true) */
+  fresh: boolean;
 }
 
 /** What the form shows: the stored profile, or the values as typed. */
@@ -46,12 +51,22 @@ function blockedNames(ctx: ServiceContext, rn: string): Map<string, string> {
   return new Map([...(ctx.envSettings.get(rn)?.keys() ?? [])].map((k) => [k.toLowerCase(), k]));
 }
 
+/** The names of an attribute list as written there, by lower-cased name (parseAttributes keeps only the lower case). */
+function spellingsOf(text: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of (text ?? '').matchAll(/([^\s=]+)(?:=(?:"[^"]*"|'[^']*'|\S*))?/g)) out.set((m[1] as string).toLowerCase(), m[1] as string);
+  return out;
+}
+
 function modelOf(ctx: ServiceContext, rn: string): ProfileModel {
   const own = ctx.profiles.own(rn);
   const attrs = parseAttributes(own.Attributes);
+  const written = spellingsOf(own.Attributes);
   const settings = Object.fromEntries(PROFILE_SETTINGS.map((s) => [s, attrs.get(s.toLowerCase()) ?? ''])) as Record<SettingName, string>;
   const rows: AttrRow[] = [];
-  for (const [name, value] of attrs) if (!PROFILE_SETTINGS.some((s) => s.toLowerCase() === name)) rows.push({ name: attributeName(name), value });
+  for (const [name, value] of attrs) {
+    if (!PROFILE_SETTINGS.some((s) => s.toLowerCase() === name)) rows.push({ name: attributeHelp(name) ? attributeName(name) : written.get(name) ?? name, value, fresh: false });
+  }
   return { badge: own.Badge ?? '', taxId: own.TaxId ?? '', rnTT: own.RN_TT === true, passwordSet: Boolean(own.PasswordHash), settings, rows };
 }
 
@@ -65,19 +80,27 @@ class FormRefusal extends Error {
   }
 }
 
-/** The POST /profile body the form stands for; blocked settings are left out (the environment sets them). */
-function bodyOf(form: FormFields, rn: string, blocked: ReadonlyMap<string, string>, t: Translate): { body: Obj; typed: ProfileModel } {
+/**
+ * The POST /profile body the form stands for: only what differs from the stored profile (an unchanged save
+ * sends nothing, and a field left empty never hides the instance's value a register inherits); values exactly as
+ * typed (the API does not trim either). Blocked settings are left out (the environment sets them).
+ */
+function bodyOf(form: FormFields, rn: string, stored: Profile, blocked: ReadonlyMap<string, string>, t: Translate): { body: Obj; typed: ProfileModel } {
   const names = form.all('attr.name');
   const values = form.all('attr.value');
+  const kinds = form.all('attr.kind');
   const removed = new Set(form.all('attr.remove'));
-  const rows: AttrRow[] = names.map((name, i) => ({ name: name.trim(), value: values[i] ?? '' })).filter((r, i) => !removed.has(String(i)) && r.name !== '');
-  const settings = Object.fromEntries(PROFILE_SETTINGS.map((s) => [s, (form.get(s) ?? '').trim()])) as Record<SettingName, string>;
-  const typed: ProfileModel = { badge: (form.get('Badge') ?? '').trim(), taxId: (form.get('TaxId') ?? '').trim(), rnTT: form.has('RN_TT'), passwordSet: false, settings, rows };
+  const rows: AttrRow[] = names
+    .map((name, i) => ({ name: name.trim(), value: values[i] ?? '', fresh: kinds[i] === 'new' }))
+    .filter((r, i) => !removed.has(String(i)) && r.name !== '');
+  const settings = Object.fromEntries(PROFILE_SETTINGS.map((s) => [s, form.get(s) ?? ''])) as Record<SettingName, string>;
+  const typed: ProfileModel = { badge: form.get('Badge') ?? '', taxId: form.get('TaxId') ?? '', rnTT: form.has('RN_TT'), passwordSet: false, settings, rows };
 
   const body: Obj = {};
-  if (!blocked.has('badge')) body.Badge = typed.badge;
-  if (!blocked.has('taxid')) body.TaxId = typed.taxId;
-  if (rn === 'def' && !blocked.has('rn_tt') && form.has('RN_TT.shown')) body.RN_TT = typed.rnTT ? 'true' : 'false';
+  const changed = (field: 'Badge' | 'TaxId', value: string): boolean => form.has(field) && !blocked.has(field.toLowerCase()) && value !== (stored[field] ?? '');
+  if (changed('Badge', typed.badge)) body.Badge = typed.badge;
+  if (changed('TaxId', typed.taxId)) body.TaxId = typed.taxId;
+  if (rn === 'def' && !blocked.has('rn_tt') && form.has('RN_TT.shown') && typed.rnTT !== (stored.RN_TT === true)) body.RN_TT = typed.rnTT ? 'true' : 'false';
   const password = form.get('Password') ?? '';
   if (password !== '' && !blocked.has('password')) {
     if (password !== (form.get('Password2') ?? '')) throw new FormRefusal('Password', t('password.mismatch'));
@@ -85,25 +108,31 @@ function bodyOf(form: FormFields, rn: string, blocked: ReadonlyMap<string, strin
   }
   // the attribute list only when the form had its rows (a form without them leaves it as it is)
   if (!blocked.has('attributes') && form.has('attr.name')) {
+    const storedAttrs = parseAttributes(stored.Attributes);
     const list = new Map<string, [string, string]>();
     for (const r of rows) {
       if (!/^[^\s="']+$/.test(r.name)) throw new FormRefusal(`Attributes.${r.name}`, t('attr.badName', { name: r.name }));
       if (blocked.has(r.name.toLowerCase())) continue;
-      list.set(r.name.toLowerCase(), [attributeName(r.name), r.value === '' ? 'true' : r.value]);
+      // a stored value goes back as it is ('' stays `name=`); an empty new row is a bare `name` (true)
+      list.set(r.name.toLowerCase(), [attributeHelp(r.name) ? attributeName(r.name) : r.name, r.fresh && r.value === '' ? 'true' : r.value]);
     }
     for (const s of PROFILE_SETTINGS) {
       if (blocked.has(s.toLowerCase())) continue;
       list.delete(s.toLowerCase());
-      if (settings[s] !== '') list.set(s.toLowerCase(), [s, settings[s]]);
+      if (settings[s] !== '' || storedAttrs.get(s.toLowerCase()) === '') list.set(s.toLowerCase(), [s, settings[s]]);
     }
-    const map = new Map([...list.values()]);
-    const text = formatAttributes(map);
-    // the list must read back as written (a value with both spaces and quotes cannot be written)
-    const back = parseAttributes(text);
-    for (const [name, value] of map) {
-      if (back.get(name.toLowerCase()) !== value) throw new FormRefusal(`Attributes.${name}`, t('attr.badValue', { name }));
+    const unchanged = [...storedAttrs].filter(([k]) => !blocked.has(k));
+    const same = unchanged.length === list.size && unchanged.every(([k, v]) => list.get(k)?.[1] === v);
+    if (!same) {
+      const map = new Map([...list.values()]);
+      const text = formatAttributes(map);
+      // the list must read back as written (a value with both spaces and quotes cannot be written)
+      const back = parseAttributes(text);
+      for (const [name, value] of map) {
+        if (back.get(name.toLowerCase()) !== value) throw new FormRefusal(`Attributes.${name}`, t('attr.badValue', { name }));
+      }
+      body.Attributes = text;
     }
-    body.Attributes = text;
   }
   return { body, typed };
 }
@@ -146,6 +175,9 @@ function renderProfile(ctx: ServiceContext, lang: UiLang, t: Translate, s: Shown
 <div><input type="text" id="${id}" name="${name}" value="${value}"${readOnly ? html` readonly aria-readonly="true"` : ''}${s.errorField?.toLowerCase() === name.toLowerCase() || s.errorField?.toLowerCase() === `attributes.${name.toLowerCase()}` ? html` aria-invalid="true"` : ''}>
 ${help ? html`<div class="help">${help}</div>` : ''}${note}${err(name)}${err(`Attributes.${name}`)}</div>`;
 
+  // a register's empty field is no value of its own: the instance's applies (left out when saved)
+  const def = ctx.profiles.own('def');
+  const inherited = (field: 'Badge' | 'TaxId'): Html | '' => (rn !== 'def' && own[field] === undefined && def[field] ? html`<div class="help inherited">${t('profile.inherited', { value: def[field] ?? '' })}</div>` : '');
   const badgeNote = isBlocked('Badge') ? blockedNote(t, 'Badge', rn) : locked ? html`<div class="help locked">${t('badge.locked', { badge: ctx.profiles.lockedBadge ?? '' })}</div>` : '';
   const attrsBlocked = blocked.has('attributes');
   const envRows = [...(ctx.envSettings.get(rn) ?? new Map<string, string>()).keys()].filter((k) => !['badge', 'taxid', 'rn_tt', 'password', 'attributes'].includes(k.toLowerCase()) && !PROFILE_SETTINGS.some((p) => p.toLowerCase() === k.toLowerCase()));
@@ -155,13 +187,13 @@ ${help ? html`<div class="help">${help}</div>` : ''}${note}${err(name)}${err(`At
     const rowBlocked = r.name !== '' && (attrsBlocked || blocked.has(r.name.toLowerCase()));
     const ro = rowBlocked ? html` readonly aria-readonly="true"` : '';
     return html`<tr${s.errorField?.toLowerCase() === `attributes.${r.name.toLowerCase()}` && r.name !== '' ? html` class="invalid"` : ''}>
-<td><input type="text" name="attr.name" value="${r.name}" list="attribute-names" aria-label="${t('attr.name')} ${i + 1}"${ro}></td>
+<td><input type="hidden" name="attr.kind" value="${r.fresh ? 'new' : 'stored'}"><input type="text" name="attr.name" value="${r.name}" list="attribute-names" aria-label="${t('attr.name')} ${i + 1}"${ro}></td>
 <td><input type="text" name="attr.value" value="${r.value}" aria-label="${t('attr.value')} ${i + 1}"${ro}></td>
 <td>${rowBlocked || r.name === '' ? '' : html`<label class="inline"><input type="checkbox" name="attr.remove" value="${i}"> ${t('attr.remove')}</label>`}</td>
 <td>${known ? html`<div class="help">${known.countries ? html`<strong>${known.countries}</strong> · ` : ''}${known.help[lang]}</div>` : r.name ? html`<div class="help unknown">${t('attr.unknown')}</div>` : ''}
 ${rowBlocked ? blockedNote(t, attrsBlocked ? 'Attributes' : blocked.get(r.name.toLowerCase()) ?? r.name, rn) : ''}${r.name ? err(`Attributes.${r.name}`) : ''}</td></tr>`;
   };
-  const rows = attrsBlocked ? model.rows : [...model.rows, ...Array.from({ length: NEW_ROWS }, () => ({ name: '', value: '' }))];
+  const rows = attrsBlocked ? model.rows : [...model.rows, ...Array.from({ length: NEW_ROWS }, (): AttrRow => ({ name: '', value: '', fresh: true }))];
   const shownNames = new Set(model.rows.map((r) => r.name.toLowerCase()));
   const envOnly = envRows.filter((k) => !shownNames.has(k.toLowerCase()));
 
@@ -171,8 +203,8 @@ ${registerChoice(ctx, t, rn)}
 <form class="grid" method="post" action="/?rn=${encodeURIComponent(rn)}" id="profile-form">
 ${tokenField(ctx.dataDir)}
 <h2 class="full">${t('section.connection')}</h2>
-${textField('badge', 'Badge', t('field.badge'), model.badge, t('help.badge'), locked || isBlocked('Badge'), badgeNote)}
-${textField('taxid', 'TaxId', t('field.taxid'), model.taxId, t('help.taxid'), isBlocked('TaxId'), isBlocked('TaxId') ? blockedNote(t, 'TaxId', rn) : '')}
+${textField('badge', 'Badge', t('field.badge'), model.badge, t('help.badge'), locked || isBlocked('Badge'), html`${badgeNote}${inherited('Badge')}`)}
+${textField('taxid', 'TaxId', t('field.taxid'), model.taxId, t('help.taxid'), isBlocked('TaxId'), html`${isBlocked('TaxId') ? blockedNote(t, 'TaxId', rn) : ''}${inherited('TaxId')}`)}
 ${rn === 'def' ? html`<label for="rn_tt">RN_TT</label>
 <div><input type="hidden" name="RN_TT.shown" value="1"><label class="inline"><input type="checkbox" id="rn_tt" name="RN_TT" value="true"${model.rnTT ? html` checked` : ''}${isBlocked('RN_TT') ? html` disabled` : ''}> ${t('field.rntt')}</label>
 <div class="help">${t('help.rntt')}</div>${isBlocked('RN_TT') ? blockedNote(t, 'RN_TT', rn) : ''}${err('RN_TT')}</div>` : ''}
@@ -201,37 +233,34 @@ ${s.errorField?.startsWith('Attributes') && !PROFILE_SETTINGS.some((p) => `attri
   return uiPage({ lang, t, title: t('profile.title'), active: 'profile', body, ...(s.notice ? { notice: s.notice } : {}), path: rn === 'def' ? '/' : `/?rn=${encodeURIComponent(rn)}` });
 }
 
-function rnOf(req: FastifyRequest): string {
-  const rn = ((req.query ?? {}) as Record<string, string | undefined>).rn;
-  return rn && rn.trim() !== '' ? rn.trim() : 'def';
-}
-
 export function profilePageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const tr = (lang: UiLang): Translate => translator(lang, PROFILE_TEXTS, COMMON);
 
   app.get('/', async (req, res) => {
     const lang = uiLangOf(req, res);
-    const rn = rnOf(req);
+    const rn = pageRn(req);
+    if (rn === undefined) return sendBadRn(res, lang, tr(lang), 'profile', '/');
     return sendPage(res, 200, renderProfile(ctx, lang, tr(lang), { rn, model: modelOf(ctx, rn) }));
   });
 
   app.post('/', async (req: FastifyRequest, res: FastifyReply) => {
     const lang = uiLangOf(req, res);
     const t = tr(lang);
-    const rn = rnOf(req);
+    const rn = pageRn(req);
+    if (rn === undefined) return sendBadRn(res, lang, t, 'profile', '/');
     const form = formOf(req);
     if (!formIsOurs(req, form, ctx.dataDir)) {
       return sendPage(res, 403, renderProfile(ctx, lang, t, { rn, model: modelOf(ctx, rn), notice: { kind: 'error', text: t('form.badOrigin') } }));
     }
     let typed: ProfileModel | undefined;
     try {
-      const made = bodyOf(form, rn, blockedNames(ctx, rn), t);
+      const made = bodyOf(form, rn, ctx.profiles.own(rn), blockedNames(ctx, rn), t);
       typed = made.typed;
+      if (Object.keys(made.body).length === 0) {
+        return sendPage(res, 200, renderProfile(ctx, lang, t, { rn, model: modelOf(ctx, rn), notice: { kind: 'ok', text: t('profile.unchanged') } }));
+      }
       // exactly what POST /profile does
-      await ctx.profiles.update(rn, made.body);
-      if (rn === 'def') ctx.listenerSettingsChanged?.();
-      if (rn === 'def') ctx.recorder?.profileSaved();
-      for (const reg of rn === 'def' ? ctx.registers.list() : [ctx.registers.get(rn)]) if (reg) await configChanged(ctx, reg);
+      await saveProfile(ctx, rn, made.body, req.log);
       return sendPage(res, 200, renderProfile(ctx, lang, t, { rn, model: modelOf(ctx, rn), notice: { kind: 'ok', text: t('form.saved') } }));
     } catch (e) {
       const model = { ...(typed ?? modelOf(ctx, rn)), passwordSet: Boolean(ctx.profiles.own(rn).PasswordHash) };

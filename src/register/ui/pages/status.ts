@@ -2,6 +2,7 @@
  * The status page (GET /control, issue 12 point 2): the state record of GET /state, the recorder, the data
  * folder as GET /disk shows it, and every register with its last transactions, each opening the receipt.
  */
+import { HtdigestFile, htdigestPath } from '../../security/htdigest.js';
 import type { FastifyInstance } from 'fastify';
 import { type Obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
@@ -39,6 +40,20 @@ function fact(label: string, value: Html | string): Html {
   return html`<dt>${label}</dt><dd>${value}</dd>`;
 }
 
+/** The recorder's warning (English, from recorder.ts) in the page's words, with the original as detail. */
+export function recorderWarning(t: Translate, warning: string): Html {
+  const kind = /no portal address/i.test(warning)
+    ? 'noPortal'
+    : /refused the activation/i.test(warning)
+      ? 'activation'
+      : /cannot be reached/i.test(warning)
+        ? 'unreachable'
+        : /refuses the archive/i.test(warning)
+          ? 'archive'
+          : 'other';
+  return html`<span class="field-error" id="recorder-warning" data-kind="${kind}">${t(`status.warn.${kind}`)}</span>${kind === 'noPortal' ? '' : html` <span class="help">${t('status.warn.detail', { detail: warning })}</span>`}`;
+}
+
 function yesNo(t: Translate, ok: boolean): Html {
   return html`<span class="badge ${ok ? 'ok' : 'bad'}">${t(ok ? 'status.yes' : 'status.no')}</span>`;
 }
@@ -52,12 +67,16 @@ export function statusPageRoutes(app: FastifyInstance, ctx: ServiceContext): voi
     const disk = storageRecord(await scanFolder(ctx.dataDir));
     const registers = [...ctx.registers.list()].sort((a, b) => (a.state.rn === 'def' ? -1 : b.state.rn === 'def' ? 1 : a.state.rn.localeCompare(b.state.rn)));
     const sections: Html[] = [];
+    const digestUsers = new HtdigestFile(htdigestPath(ctx.dataDir));
     for (const reg of registers) {
       const rn = reg.state.rn;
-      const last = await lastTransactions(ctx, reg);
+      // a register with credentials of its own (its password, its Digest realm) shows its receipts only in its
+      // own journal, where its credentials are asked for; this page checked the instance's
+      const ownCredentials = rn !== 'def' && (ctx.profiles.own(rn).PasswordHash !== undefined || digestUsers.realmFor(rn) === `EFR.${rn}`);
+      const last = ownCredentials ? [] : await lastTransactions(ctx, reg);
       sections.push(html`<section class="register" data-rn="${rn}"><h3>${t('register.label')} ${rn}${rn === 'def' ? html` <span class="badge">${t('status.defaultRegister')}</span>` : ''}</h3>
 <p>${t('status.country')}: ${countryOf(reg.state.cfg) || '–'} · ${t('status.lastSq')}: ${reg.state.sq} · <a href="/ui/journal?rn=${encodeURIComponent(rn)}">${t('status.toJournal', { rn })}</a></p>
-${last.length ? recordTable(t, rn, last) : html`<p class="help">${t('status.noTransactions')}</p>`}</section>`);
+${ownCredentials ? html`<p class="help protected">${t('status.ownCredentials')}</p>` : last.length ? recordTable(t, rn, last) : html`<p class="help">${t('status.noTransactions')}</p>`}</section>`);
     }
     const recorderState = str(state, 'Recorder') ?? 'inactive';
     const warning = str(state, 'RecorderWarning');
@@ -79,7 +98,7 @@ ${fact(t('status.recorderState'), html`<span class="recorder-state">${t(`status.
 ${fact(t('status.recSent'), str(state, 'RecSent') ?? '0')}
 ${fact(t('status.recQueued'), str(state, 'RecQueued') ?? '0')}
 ${fact(t('status.retryQueued'), str(state, 'RetryQueued') ?? '0')}
-${warning ? fact(t('status.warning'), html`<span class="field-error">${warning}</span>`) : ''}
+${warning ? fact(t('status.warning'), recorderWarning(t, warning)) : ''}
 </dl>
 <h2>${t('status.disk')}</h2>
 <p id="disk-usage">${t('status.diskUsage')}: ${t('status.diskOf', { used: disk.Usage.toFixed(3), quota: str(state, 'DiskQuota') ?? '' })}</p>

@@ -41,4 +41,11 @@ export const CFG_TEXTS: Texts = {
     fr: '{field} manque ; il est obligatoire pour les tickets fiscaux.',
     nl: '{field} ontbreekt; het is verplicht voor fiscale bonnen.',
   },
+  'cfg.multiPos': {
+    en: 'Several registers (RN_TT): choose a register above, or save without one and the register follows from Cmp.TaxId, Loc.TL and Trm.TT (as POST /cfg does).',
+    de: 'Mehrere Kassen (RN_TT): Oben eine Kasse wählen, oder ohne Auswahl speichern; dann ergibt sich die Kasse aus Cmp.TaxId, Loc.TL und Trm.TT (wie bei POST /cfg).',
+    fr: 'Plusieurs caisses (RN_TT) : choisissez une caisse ci-dessus, ou enregistrez sans choix et la caisse découle de Cmp.TaxId, Loc.TL et Trm.TT (comme POST /cfg).',
+    nl: 'Meerdere kassa\'s (RN_TT): kies hierboven een kassa, of sla op zonder keuze en de kassa volgt uit Cmp.TaxId, Loc.TL en Trm.TT (zoals bij POST /cfg).',
+  },
+  'cfg.apiWarning': { en: 'Note from the service: {text}', de: 'Hinweis des Dienstes (englisch): {text}', fr: 'Remarque du service (en anglais) : {text}', nl: 'Opmerking van de dienst (Engels): {text}' },
 };
