@@ -32,6 +32,7 @@ import { routeAccessHook } from './security/route-access.js';
 import { logRoutes } from './routes/logs.js';
 import { backupRoutes } from './routes/backup.js';
 import { serviceRoutes } from './routes/service.js';
+import { peripheralRoutes } from './routes/peripherals.js';
 import { interim102Hook } from './maintenance/interim-102.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
@@ -126,6 +127,7 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   logRoutes(app, ctx);
   backupRoutes(app, ctx);
   serviceRoutes(app, ctx);
+  peripheralRoutes(app, ctx);
   uiRoutes(app, ctx, [profilePageRoutes, cfgPageRoutes, statusPageRoutes, journalPageRoutes]);
   return app;
 }

@@ -27,6 +27,7 @@ import { checkTransactionScope } from './security/token-scope.js';
 import type { TokenScope } from './security/tokens.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
 import { assertDiskRoom, isDiskFull } from './maintenance/disk-quota.js';
+import { receiptPrintout, unprintedDuplicate } from './peripherals/receipt-printout.js';
 
 export type Mode = 'register' | 'restart';
 
@@ -215,6 +216,9 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
       if (r) return r;
     }
   }
+  // a receipt journaled from this same request whose printout failed (RC NO): the POS sends it again (issue 13)
+  const unprinted = unprintedDuplicate(ctx, reg.state.rn, esr, ch);
+  if (unprinted !== undefined) return ctx.registers.record(reg, unprinted);
   return undefined;
 }
 
@@ -558,14 +562,21 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       const f = failureOf(new FiscalError('#TEST_RC'), lang);
       return failureReply(format, root, settings.testRc === 'BAD' ? { ...f, rc: 'BAD', status: 400 } : f, respond200);
     }
-    const outcome = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode, again);
-    const fisQr = settings.raw.get('fis_qr');
-    if (outcome.duplicate) {
-      const sq = str(outcome.sealed.data, 'SQ') ?? '';
-      const duplicate = answerOf(outcome.sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] });
-      return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, duplicate, outcome.sealed), fisQr));
+    // with a printer (issue 13): GET /last answers 423 until the receipt is printed; a printer error is RC NO
+    const printout = receiptPrintout(ctx, rn, doc);
+    try {
+      const outcome = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode, again);
+      await printout?.print(reg, outcome.sealed, outcome.duplicate === true);
+      const fisQr = settings.raw.get('fis_qr');
+      if (outcome.duplicate) {
+        const sq = str(outcome.sealed.data, 'SQ') ?? '';
+        const duplicate = answerOf(outcome.sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] });
+        return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, duplicate, outcome.sealed), fisQr));
+      }
+      return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, remember(reg, doc.root as RecordType, outcome.sealed), outcome.sealed), fisQr));
+    } finally {
+      printout?.end();
     }
-    return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, remember(reg, doc.root as RecordType, outcome.sealed), outcome.sealed), fisQr));
   } catch (e) {
     return failureReply(format, root, failureOf(e, lang), respond200);
   }

@@ -454,6 +454,69 @@ const defs = {
       nl: 'Een back-up of herstel van kassa {value} loopt; probeer opnieuw wanneer die klaar is',
     },
   },
+  '#NO_PRINTER': {
+    rc: 'BAD', status: 404,
+    msg: {
+      en: 'No printer is configured for register {rn} (profile attribute Printer)',
+      de: 'Für die Kasse {rn} ist kein Drucker eingerichtet (Profilattribut Printer)',
+      fr: 'Aucune imprimante n\'est configurée pour la caisse {rn} (attribut de profil Printer)',
+      nl: 'Voor kassa {rn} is geen printer ingesteld (profielattribuut Printer)',
+    },
+  },
+  '#PRINTER_UNREACHABLE': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The printer {value} cannot be reached or does not answer. Check that it is switched on and connected, then retry',
+      de: 'Der Drucker {value} ist nicht erreichbar oder antwortet nicht. Bitte prüfen, ob er eingeschaltet und verbunden ist, dann wiederholen',
+      fr: 'L\'imprimante {value} est injoignable ou ne répond pas. Vérifiez qu\'elle est allumée et connectée, puis réessayez',
+      nl: 'De printer {value} is niet bereikbaar of antwoordt niet. Controleer of hij aan staat en verbonden is en probeer opnieuw',
+    },
+  },
+  '#PRINTER_PAPER_END': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The printer {value} is out of paper. Load paper, then retry',
+      de: 'Im Drucker {value} ist kein Papier mehr. Bitte Papier einlegen und wiederholen',
+      fr: 'L\'imprimante {value} n\'a plus de papier. Chargez du papier, puis réessayez',
+      nl: 'De printer {value} heeft geen papier meer. Plaats papier en probeer opnieuw',
+    },
+  },
+  '#PRINTER_COVER_OPEN': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The cover of the printer {value} is open. Close it, then retry',
+      de: 'Die Abdeckung des Druckers {value} ist offen. Bitte schließen und wiederholen',
+      fr: 'Le capot de l\'imprimante {value} est ouvert. Fermez-le, puis réessayez',
+      nl: 'De klep van de printer {value} is open. Sluit hem en probeer opnieuw',
+    },
+  },
+  '#PRINTER_ERROR': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The printer {value} reports an error ({detail}). Check the printer, then retry',
+      de: 'Der Drucker {value} meldet einen Fehler ({detail}). Bitte den Drucker prüfen und wiederholen',
+      fr: 'L\'imprimante {value} signale une erreur ({detail}). Vérifiez l\'imprimante, puis réessayez',
+      nl: 'De printer {value} meldt een fout ({detail}). Controleer de printer en probeer opnieuw',
+    },
+  },
+  '#PRINTING': {
+    rc: 'NO', status: 423,
+    msg: {
+      en: 'A receipt of register {rn} is being printed; ask again in a moment',
+      de: 'Ein Beleg der Kasse {rn} wird gerade gedruckt; bitte gleich noch einmal fragen',
+      fr: 'Un ticket de la caisse {rn} est en cours d\'impression ; redemandez dans un instant',
+      nl: 'Er wordt een bon van kassa {rn} afgedrukt; vraag het zo meteen opnieuw',
+    },
+  },
+  '#DRAWER_TIMEOUT': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The cash drawer of register {rn} was not closed within {seconds} seconds',
+      de: 'Die Kassenlade der Kasse {rn} wurde nicht innerhalb von {seconds} Sekunden geschlossen',
+      fr: 'Le tiroir-caisse de la caisse {rn} n\'a pas été fermé dans les {seconds} secondes',
+      nl: 'De kassalade van kassa {rn} is niet binnen {seconds} seconden gesloten',
+    },
+  },
   '#INTERNAL': {
     rc: 'NO', status: 406,
     msg: {

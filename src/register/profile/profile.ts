@@ -6,6 +6,7 @@
 import { parseFisQr } from '../render/qr/fis-qr.js';
 import { parseQuotaMb } from '../maintenance/disk-quota.js';
 import { checkLogAttributes } from '../logs/log-settings.js';
+import { checkPrinterAttributes } from '../peripherals/printer-config.js';
 import { restartAtOf } from '../maintenance/restart-schedule.js';
 import { respond102Of } from '../maintenance/interim-102.js';
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
@@ -164,6 +165,7 @@ export class Profiles {
           const diskQuota = attrs.get('diskquota');
           if (diskQuota !== undefined && parseQuotaMb(diskQuota) === undefined) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.DiskQuota', expected: 'a number of MB (0 or more, e.g. 500 or 0.5)', value: diskQuota });
           checkLogAttributes(attrs);
+          checkPrinterAttributes(attrs);
           const restartAt = restartAtOf(attrs.get('app_restartat'), true);
           if ('error' in restartAt) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.App_restartAt', expected: 'a time of day HH:MM[:SS] or NO', value: attrs.get('app_restartat') ?? '' });
           const respond102 = respond102Of(attrs.get('httpserver_respond102'));

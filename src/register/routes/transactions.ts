@@ -8,7 +8,8 @@ import { type Mode, registerTransaction } from '../pipeline.js';
 import { buildVoid } from '../void.js';
 import { scopeOf } from '../security/cloud-auth.js';
 import { lastInScope, scopedVoid } from '../security/token-scope.js';
-import { answerOf, reply, sealedOf } from '../respond.js';
+import { answerOf, failureOf, failureReply, reply, sealedOf } from '../respond.js';
+import { printingNow } from '../peripherals/receipt-printout.js';
 import { formatOf, guarded, queryOf, registerOf, send } from './http.js';
 
 export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -39,6 +40,11 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       const q = queryOf(req);
       const reg = await registerOf(ctx, q);
       const rn = reg.state.rn;
+      // a transaction of this register is being processed with its printout (issue 13): 423 Locked
+      if (printingNow(ctx, rn)) {
+        const locked = failureReply(formatOf(req), 'Result', failureOf(new FiscalError('#PRINTING', { rn }), ctx.registers.lang(reg)), false);
+        return send(res, { ...locked, status: 423 });
+      }
       const filter = q._;
       if (filter !== undefined && !(RECORD_TYPES as readonly string[]).includes(filter)) {
         throw new FiscalError('#INVALID_TYPE', { field: '_', expected: `one of ${RECORD_TYPES.join(', ')}`, value: filter });

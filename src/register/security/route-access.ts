@@ -93,11 +93,11 @@ export const ROUTES: readonly RouteEntry[] = [
   { methods: ['GET'], path: '/peri/pugedit/editor.js', rule: 'page', status: E, reason: 'script of the editor page' },
   { methods: ['POST'], path: '/peri/pugedit/preview', rule: 'page', bodyLimit: 512 * KiB, status: E, reason: 'preview of the editor page (a template of at most 256 KiB)' },
   // peripherals
-  { methods: ['POST'], path: '/peri/print', rule: 'open', bodyLimit: 256 * KiB, status: 'issue 13', reason: 'POS API: non-fiscal print' },
-  { methods: ['GET'], path: '/peri/print/state', rule: 'open', status: 'issue 13', reason: 'POS API: printer state' },
-  { methods: ['POST'], path: '/peri/display', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 13', reason: 'POS API: customer display' },
-  { methods: ['POST'], path: '/peri/drawer', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 13', reason: 'POS API: cash drawer' },
-  { methods: ['POST'], path: '/peri/drawer/wait', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 13', reason: 'POS API: cash drawer' },
+  { methods: ['POST'], path: '/peri/print', rule: 'open', bodyLimit: 256 * KiB, status: E, reason: 'POS API: non-fiscal print' },
+  { methods: ['GET'], path: '/peri/print/state', rule: 'open', status: E, reason: 'POS API: printer state' },
+  { methods: ['POST'], path: '/peri/display', rule: 'open', bodyLimit: 16 * KiB, status: E, reason: 'POS API: customer display' },
+  { methods: ['POST'], path: '/peri/drawer', rule: 'open', bodyLimit: 16 * KiB, status: E, reason: 'POS API: cash drawer' },
+  { methods: ['POST'], path: '/peri/drawer/wait', rule: 'open', bodyLimit: 16 * KiB, status: E, reason: 'POS API: cash drawer' },
   // maintenance, storage, utility
   { methods: ['POST'], path: '/service/restart', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: E, reason: 'spec' },
   { methods: ['GET'], path: '/service/config', rule: 'admin-page', status: E, reason: 'browser page: backup path and last result' },

@@ -1,7 +1,8 @@
 /**
  * Help for the profile attributes the spec names (its attribute table, "Profile attributes"), and for the
  * profile settings it names besides (HttpServer_Port, UdpServer_Port, DiskQuota, Proxy, Sign_require, Sign_Cfg),
- * and for the attributes the service reads besides (Portal_Url, TL, TT: the recorder's activation), in the four
+ * and for the attributes the service reads besides (Portal_Url, TL, TT: the recorder's activation; Display_Port,
+ * Drawer_Timeout: the peripherals), in the four
  * page languages. Names are case-insensitive; `name` is the spelling the spec uses.
  */
 import type { UiLang } from './i18n.js';
@@ -51,8 +52,10 @@ const rows: Array<[string | string[], string | undefined, H]> = [
   ['Log_remove', undefined, h('Regular expression of items stripped from the log.', 'Regulärer Ausdruck der Einträge, die aus dem Protokoll entfernt werden.', 'Expression régulière des éléments retirés du journal.', 'Reguliere expressie van items die uit het logboek worden verwijderd.')],
   ['Normalize_D', undefined, h('Days for the ESR.D validation (default 7).', 'Tage für die Prüfung von ESR.D (Standard 7).', 'Jours pour la validation de ESR.D (par défaut 7).', 'Dagen voor de controle van ESR.D (standaard 7).')],
   ['Print_Log', undefined, h('Writes a print check file.', 'Schreibt eine Druckprüfdatei.', 'Écrit un fichier de contrôle d\'impression.', 'Schrijft een afdrukcontrolebestand.')],
-  ['Printer', undefined, h('Printer driver.', 'Druckertreiber.', 'Pilote d\'imprimante.', 'Printerstuurprogramma.')],
-  ['Printer_Port', undefined, h('Connection port of the printer.', 'Anschluss des Druckers.', 'Port de connexion de l\'imprimante.', 'Aansluitpoort van de printer.')],
+  ['Printer', undefined, h('Printer driver: escpos (network ESC/POS printer), virtual (writes to a file), none.', 'Druckertreiber: escpos (ESC/POS-Netzwerkdrucker), virtual (schreibt in eine Datei), none.', 'Pilote d\'imprimante : escpos (imprimante ESC/POS réseau), virtual (écrit dans un fichier), none.', 'Printerstuurprogramma: escpos (ESC/POS-netwerkprinter), virtual (schrijft naar een bestand), none.')],
+  ['Printer_Port', undefined, h('Connection of the printer: host[:port] (default port 9100).', 'Anschluss des Druckers: host[:port] (Standardport 9100).', 'Connexion de l\'imprimante : hôte[:port] (port 9100 par défaut).', 'Aansluiting van de printer: host[:poort] (standaardpoort 9100).')],
+  ['Display_Port', undefined, h('host[:port] of a customer display with its own TCP port; without it the display on the printer\'s display port is used.', 'host[:port] einer Kundenanzeige mit eigenem TCP-Port; ohne diese Angabe wird die Anzeige am Display-Anschluss des Druckers verwendet.', 'hôte[:port] d\'un afficheur client avec son propre port TCP ; sinon l\'afficheur branché sur l\'imprimante est utilisé.', 'host[:poort] van een klantdisplay met een eigen TCP-poort; zonder deze waarde wordt het display aan de printer gebruikt.')],
+  ['Drawer_Timeout', undefined, h('Seconds POST /peri/drawer/wait waits at most for the drawer to close (1 to 3600, default 300).', 'Sekunden, die POST /peri/drawer/wait höchstens auf das Schließen der Lade wartet (1 bis 3600, Standard 300).', 'Secondes pendant lesquelles POST /peri/drawer/wait attend au plus la fermeture du tiroir (1 à 3600, 300 par défaut).', 'Seconden die POST /peri/drawer/wait hoogstens wacht tot de lade dicht is (1 tot 3600, standaard 300).')],
   ['Printer_Log', undefined, h('Trace of the printer communication.', 'Mitschnitt der Druckerkommunikation.', 'Trace de la communication avec l\'imprimante.', 'Tracering van de printercommunicatie.')],
   ['Recorder_init', undefined, h('Delay in ms before the cloud connection starts (default 10000).', 'Verzögerung in ms bis zum Aufbau der Cloud-Verbindung (Standard 10000).', 'Délai en ms avant la connexion au cloud (par défaut 10000).', 'Vertraging in ms voor de cloudverbinding start (standaard 10000).')],
   ['Recorder_Log', undefined, h('Logs the cloud communication.', 'Protokolliert die Cloud-Kommunikation.', 'Journalise la communication avec le cloud.', 'Logt de cloudcommunicatie.')],
