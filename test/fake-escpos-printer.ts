@@ -25,12 +25,18 @@ export interface FakeState {
   printDelayMs: number;
   /** answer status requests at all */
   answers: boolean;
+  /** answer GS r 1 (a printer that takes the printout but never confirms it: false) */
+  confirms: boolean;
+  /** close the connection when this many bytes of print data (after the status requests) have come in; 0: never */
+  closeAfterBytes: number;
+  /** a byte sent instead of the status answer to DLE EOT 1 after a drawer pulse (garbage); undefined: the real answer */
+  drawerAnswer: number | undefined;
   model: string | null;
   serial: string | null;
 }
 
 export class FakeEscposPrinter {
-  readonly state: FakeState = { paperEnd: false, paperNearEnd: false, coverOpen: false, drawerOpen: false, printDelayMs: 0, answers: true, model: 'TM-T88VI', serial: 'X5N0123456' };
+  readonly state: FakeState = { paperEnd: false, paperNearEnd: false, coverOpen: false, drawerOpen: false, printDelayMs: 0, answers: true, confirms: true, closeAfterBytes: 0, drawerAnswer: undefined, model: 'TM-T88VI', serial: 'X5N0123456' };
   /** completed printouts (ended by a cut) */
   readonly printouts: Printout[] = [];
   drawerPulses = 0;
@@ -39,6 +45,8 @@ export class FakeEscposPrinter {
   /** status requests seen (n of DLE EOT n) */
   readonly statusRequests: number[] = [];
   connections = 0;
+  /** every byte received, in order, over all connections */
+  received = Buffer.alloc(0);
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -90,6 +98,9 @@ export class FakeEscposPrinter {
     let device: 'printer' | 'display' = 'printer';
     let row = 0;
     let col = 0;
+    let pulsed = false;
+    /** bytes after the last status request of the connection: the print data */
+    let data = 0;
     // answers in turn (GS r waits for the printout; a later real-time answer must not overtake it here)
     let answering = Promise.resolve();
     const send = (bytes: Buffer, delay = 0): void => {
@@ -116,7 +127,8 @@ export class FakeEscposPrinter {
         if (buf[1] === 0x04) {
           const n = buf[2] as number;
           this.statusRequests.push(n);
-          if (this.state.answers) send(Buffer.from([this.statusByte(n)]));
+          if (n === 1 && pulsed && this.state.drawerAnswer !== undefined) send(Buffer.from([this.state.drawerAnswer]));
+          else if (this.state.answers) send(Buffer.from([this.statusByte(n)]));
         }
         return 3;
       }
@@ -130,6 +142,7 @@ export class FakeEscposPrinter {
         if (c === 0x70) {
           if (!need(5)) return 0;
           this.drawerPulses += 1;
+          pulsed = true;
           return 5;
         }
         if (c === 0x3d) {
@@ -137,6 +150,8 @@ export class FakeEscposPrinter {
           device = buf[2] === 2 ? 'display' : 'printer';
           return 3;
         }
+        // ESC i, ESC m (partial cuts), ESC < : no parameter
+        if (c === 0x69 || c === 0x6d || c === 0x3c) return 2;
         if (!need(3)) return 0;
         if (c === 0x64) {
           for (let i = 0; i < (buf[2] as number); i += 1) job.lines.push('');
@@ -162,8 +177,9 @@ export class FakeEscposPrinter {
           return 3;
         }
         if (c === 0x72) {
+          // GS r 1 (paper sensor): bits 0-1 paper near end, bits 2-3 paper end (not the DLE EOT 4 layout)
           const s = this.state;
-          send(Buffer.from([(s.paperNearEnd ? 0x0c : 0) | (s.paperEnd ? 0x60 : 0)]), s.printDelayMs);
+          if (s.confirms) send(Buffer.from([(s.paperNearEnd ? 0x03 : 0) | (s.paperEnd ? 0x0c : 0)]), s.printDelayMs);
           return 3;
         }
         if (c === 0x49) {
@@ -200,6 +216,21 @@ export class FakeEscposPrinter {
       return 1;
     };
     socket.on('data', (chunk: Buffer) => {
+      this.received = Buffer.concat([this.received, chunk]);
+      if (this.state.closeAfterBytes > 0 && !(chunk[0] === 0x10 && chunk.length === 3)) {
+        data += chunk.length;
+        if (data >= this.state.closeAfterBytes) {
+          // takes part of it, then the connection breaks (the rest never printed)
+          buf = Buffer.concat([buf, chunk.subarray(0, Math.max(0, chunk.length - (data - this.state.closeAfterBytes)))]);
+          while (buf.length > 0) {
+            const n = step();
+            if (n === 0) break;
+            buf = buf.subarray(n);
+          }
+          socket.destroy();
+          return;
+        }
+      }
       buf = Buffer.concat([buf, chunk]);
       while (buf.length > 0) {
         const n = step();

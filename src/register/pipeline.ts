@@ -69,7 +69,12 @@ interface Prepared {
   refs?: References;
   /** update of the register's counters with the sealed record's data, applied in the synchronous section */
   apply?: (state: RegisterState, sq: number, data: Obj) => void;
+  /** run when the SQ is taken, before anything else of the record is made or submitted; throwing registers nothing (the receipt's unprinted mark, issue 13) */
+  beforeSubmit?: (sq: number) => void;
 }
+
+/** The unprinted mark of a receipt to print, written in the step its record is sealed (issue 13). */
+export type SealHook = (sq: number, ch: Buffer) => void;
 
 /**
  * A sealed record on its way to the disk; `done` settles after the commit (rejects with #JOURNAL or
@@ -96,6 +101,7 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   let text: string;
   try {
     data = { _: prepared.type, SQ: String(sq), RN: state.rn, ...prepared.data };
+    prepared.beforeSubmit?.(sq);
     const fis = fiscalize ? fiscalize(sq, prevHash, data) : undefined;
     if (fis) data.Fis = fis;
     text = JSON.stringify(data);
@@ -217,8 +223,12 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
     }
   }
   // a receipt journaled from this same request whose printout failed (RC NO): the POS sends it again (issue 13)
-  const unprinted = unprintedDuplicate(ctx, reg.state.rn, esr, ch);
-  if (unprinted !== undefined) return ctx.registers.record(reg, unprinted);
+  // only while it is the last record of its TL/TT and young: else the same content is a new sale
+  const unprinted = unprintedDuplicate(ctx, reg, esr, ch);
+  if (unprinted !== undefined) {
+    const r = await ctx.registers.record(reg, unprinted);
+    if (r?.ch?.equals(ch)) return r;
+  }
   return undefined;
 }
 
@@ -263,7 +273,7 @@ function refLockKey(reg: Register, ref: string): string {
  * is left in memory: it is run again from the start (duplicate check, numbering, sealing) on a fresh copy of
  * the request (`again`: the first attempt's normalization wrote into its own), up to STALE_ATTEMPTS times.
  */
-async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode, again: () => Promise<Doc>): Promise<Outcome> {
+async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: Mode, again: () => Promise<Doc>, onSeal?: SealHook): Promise<Outcome> {
   const type = doc.root as TransactionType;
   let esrIn = checkShape(type, doc.body);
   const tnIn = str(esrIn, 'TN');
@@ -277,7 +287,7 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   try {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await registerHeld(ctx, reg, type, esrIn, mode, lease);
+        return await registerHeld(ctx, reg, type, esrIn, mode, lease, 0, onSeal);
       } catch (e) {
         if (!(e instanceof StaleAttempt)) throw e;
         if (attempt >= STALE_ATTEMPTS) throw new FiscalError('#JOURNAL');
@@ -292,7 +302,7 @@ async function registerTra(ctx: ServiceContext, reg: Register, doc: Doc, mode: M
   }
 }
 
-async function registerHeld(ctx: ServiceContext, reg: Register, type: TransactionType, esrIn: Obj, mode: Mode, lease: Lease, attempt = 0): Promise<Outcome> {
+async function registerHeld(ctx: ServiceContext, reg: Register, type: TransactionType, esrIn: Obj, mode: Mode, lease: Lease, attempt = 0, onSeal?: SealHook): Promise<Outcome> {
   // the state the lookups below see; read back meanwhile (another process wrote the register), they are stale
   const seen = reg.state;
   const { ch, rh } = contentHashes(esrIn);
@@ -325,12 +335,12 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
     // another transaction of the new day may have made the Z while this one waited for the lock
     if (zLaunch && !(reg.state.zCount > 0 && reg.state.zLastD.slice(0, 10) !== day)) {
       day0.release();
-      return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt);
+      return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt, onSeal);
     }
   } else if (reg.closing) {
     // a Z is being computed from the journal: register after it
     await reg.closing;
-    return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt);
+    return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt, onSeal);
   }
   // From here to the submit nothing awaits: the register's head cannot move under us.
   // What the awaits above looked at may have changed meanwhile (another transaction with this TN, or
@@ -340,7 +350,7 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
     day0?.release();
     if (attempt >= 5) throw new FiscalError('#INTERNAL');
     await conflict;
-    return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt + 1);
+    return registerHeld(ctx, reg, type, esrIn, mode, lease, attempt + 1, onSeal);
   }
   if (reg.state !== seen) {
     // the register's state was read back while this one looked things up: what it found may be stale
@@ -375,7 +385,7 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
     try {
       const checked = checkTransaction(ctx, reg.state, type, esrIn, now);
       refs?.check(checked.esr, checked.bc);
-      submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked ? day0?.acc : undefined);
+      submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked ? day0?.acc : undefined, onSeal);
     } finally {
       // the automatic receipts are on their way whatever happens to the transaction
       for (const a of automatic) await a.done.catch(() => undefined);
@@ -448,7 +458,7 @@ async function openClosing(ctx: ServiceContext, reg: Register): Promise<Closing>
 }
 
 /** Seals a checked transaction (steps 5 and 6): index columns, counters, fiscal data, Z closing, grand totals. */
-function sealTra(ctx: ServiceContext, reg: Register, type: TransactionType, checked: Checked, now: Date, hashes: { ch: Buffer; rh: Buffer }, refs?: References, day?: ZAccumulator): Submitted {
+function sealTra(ctx: ServiceContext, reg: Register, type: TransactionType, checked: Checked, now: Date, hashes: { ch: Buffer; rh: Buffer }, refs?: References, day?: ZAccumulator, onSeal?: SealHook): Submitted {
   const { esr, bc, warnings, tnGenerated } = checked;
   const { ch, rh } = hashes;
   const state = reg.state;
@@ -476,6 +486,7 @@ function sealTra(ctx: ServiceContext, reg: Register, type: TransactionType, chec
     index,
     ...(type === 'Tra' ? { tnKey: `${tl}/${tt}/${tn}` } : {}),
     ...(refs ? { refs } : {}),
+    ...(onSeal ? { beforeSubmit: (sq: number) => onSeal(sq, ch) } : {}),
     apply: (s, sq, sealedData) => {
       if (type !== 'Tra') return;
       noteTn(s, tl, tt, tn, yearOf(d));
@@ -532,6 +543,8 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
   let root = 'TraC';
   let lang: Lang = ctx.registers.lang(ctx.registers.get('def'));
   let respond200 = ctx.profiles.settings('def').respond200;
+  // the printout's limit counts from here (issue 13)
+  const arrived = Date.now();
   try {
     let doc: Doc;
     let rn: string;
@@ -563,9 +576,16 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       return failureReply(format, root, settings.testRc === 'BAD' ? { ...f, rc: 'BAD', status: 400 } : f, respond200);
     }
     // with a printer (issue 13): GET /last answers 423 until the receipt is printed; a printer error is RC NO
-    const printout = receiptPrintout(ctx, rn, doc);
+    const printout = receiptPrintout(ctx, rn, doc, arrived);
     try {
-      const outcome = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode, again);
+      let outcome: Outcome;
+      try {
+        outcome = doc.root === 'Audit' ? await registerAudit(ctx, reg, doc) : await registerTra(ctx, reg, doc, req.mode, again, printout?.onSeal);
+      } catch (e) {
+        // nothing registered: the marks written while sealing go
+        printout?.abandon();
+        throw e;
+      }
       await printout?.print(reg, outcome.sealed, outcome.duplicate === true);
       const fisQr = settings.raw.get('fis_qr');
       if (outcome.duplicate) {

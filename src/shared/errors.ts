@@ -499,6 +499,15 @@ const defs = {
       nl: 'De printer {value} meldt een fout ({detail}). Controleer de printer en probeer opnieuw',
     },
   },
+  '#PRINTER_UNCONFIRMED': {
+    rc: 'NO', status: 406,
+    msg: {
+      en: 'The printer {value} took the receipt but did not confirm that it was printed. Check the paper: send the request again to print it marked as a copy',
+      de: 'Der Drucker {value} hat den Beleg angenommen, aber den Druck nicht bestätigt. Bitte das Papier prüfen: die Anfrage erneut senden druckt ihn als Kopie',
+      fr: 'L\'imprimante {value} a reçu le ticket mais n\'a pas confirmé son impression. Vérifiez le papier : renvoyez la requête pour l\'imprimer marqué comme copie',
+      nl: 'De printer {value} heeft de bon ontvangen maar het afdrukken niet bevestigd. Controleer het papier: stuur het verzoek opnieuw om hem als kopie af te drukken',
+    },
+  },
   '#PRINTING': {
     rc: 'NO', status: 423,
     msg: {

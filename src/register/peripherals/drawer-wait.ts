@@ -20,7 +20,11 @@ export function drawerTimeoutOf(value: string | undefined): number {
   return /^\d{1,4}$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_DRAWER_TIMEOUT_S ? Number(v) : DEFAULT_DRAWER_TIMEOUT_S;
 }
 
-/** Resolves when the drawer is closed; throws #DRAWER_TIMEOUT, a printer error, or stops when the client went away. */
+/**
+ * Resolves when the drawer is closed; throws #DRAWER_TIMEOUT, a printer error, or stops when the client went
+ * away. Each poll's time counts from the moment it has the printer: a printout running meanwhile (the
+ * printer is busy) means waiting on, up to Drawer_Timeout, not a printer error.
+ */
 export async function waitForDrawerClosed(printer: PrinterDriver, res: FastifyReply, rn: string, timeoutS: number): Promise<void> {
   const raw = res.raw;
   const interim = raw.req.httpVersionMajor === 1 && raw.req.httpVersionMinor >= 1;
@@ -33,7 +37,14 @@ export async function waitForDrawerClosed(printer: PrinterDriver, res: FastifyRe
   try {
     for (;;) {
       if (raw.destroyed) return;
-      const status = await printer.status(Date.now() + STATUS_TIMEOUT_MS + 2000);
+      let status;
+      try {
+        status = await printer.status({ ms: STATUS_TIMEOUT_MS + 2000, deadline: end });
+      } catch (e) {
+        // the printer was busy until the end: the drawer was not seen closed in time
+        if (Date.now() >= end) throw new FiscalError('#DRAWER_TIMEOUT', { rn, seconds: timeoutS });
+        throw e;
+      }
       if (status.drawerOpen !== true) return;
       if (Date.now() >= end) throw new FiscalError('#DRAWER_TIMEOUT', { rn, seconds: timeoutS });
       await new Promise((resolve) => setTimeout(resolve, drawerWaitTiming.pollMs));

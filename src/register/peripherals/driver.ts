@@ -29,17 +29,35 @@ export interface PrinterIdentity {
   id: string | null;
 }
 
+/**
+ * How long a job may take: `ms` counted from the moment the job has the device (waiting for another job
+ * of the same printer does not count against it), and at most until `deadline` (ms since 1970) when the
+ * caller has a limit of its own (the /register printout: 25 s from the request's arrival).
+ */
+export interface JobTime {
+  ms: number;
+  deadline?: number;
+}
+
+/** The job's deadline once it has the device. */
+export function jobDeadline(t: JobTime): number {
+  return Math.min(Date.now() + t.ms, t.deadline ?? Number.POSITIVE_INFINITY);
+}
+
 export interface PrinterDriver {
   /** the driver's name as the Printer attribute names it (`escpos`, `virtual`) */
   readonly kind: string;
   /** where it prints, for messages (`192.168.1.20:9100`, `virtual`) */
   readonly label: string;
-  status(deadline: number): Promise<PrinterStatus>;
-  identity(deadline: number): Promise<PrinterIdentity>;
-  /** checks the status, prints, and resolves when the printer reports the printout done; throws #PRINTER_* */
-  print(doc: PrintDocument, deadline: number): Promise<void>;
+  status(time: JobTime): Promise<PrinterStatus>;
+  identity(time: JobTime): Promise<PrinterIdentity>;
+  /**
+   * checks the status, prints, and resolves when the printer reports the printout done; throws #PRINTER_*,
+   * and #PRINTER_UNCONFIRMED when the printout was (partly) handed to the printer but its end not confirmed
+   */
+  print(doc: PrintDocument, time: JobTime): Promise<void>;
   /** the drawer kick pulse */
-  openDrawer(deadline: number): Promise<void>;
+  openDrawer(time: JobTime): Promise<void>;
   /** the customer display: clears it and shows the lines (at most two of 20 characters) */
-  display(lines: readonly string[], deadline: number): Promise<void>;
+  display(lines: readonly string[], time: JobTime): Promise<void>;
 }

@@ -34,8 +34,3 @@ export function statusOf(answers: { 1: number; 2: number; 3: number; 4: number }
     error: errors.length ? errors.join(', ') : null,
   };
 }
-
-/** The answer of GS r 1 (paper sensor status, in turn): bits 2-3 near end, bits 5-6 paper end. */
-export function paperEndOf(answer: number): boolean {
-  return (answer & 0x60) !== 0;
-}

@@ -7,7 +7,7 @@
  */
 import { FiscalError } from '../../shared/errors.js';
 import { withDevice } from './device-lock.js';
-import type { PrintDocument, PrinterDriver, PrinterIdentity, PrinterStatus } from './driver.js';
+import { type JobTime, type PrintDocument, type PrinterDriver, type PrinterIdentity, type PrinterStatus, jobDeadline } from './driver.js';
 import { EscposConnection, type Target, targetLabel } from './escpos-connection.js';
 import { DRAWER_PULSE, PRINT_DONE_REQUEST, SELECT_DISPLAY, SELECT_PRINTER, displayCommands, infoRequest, statusRequest } from './escpos-commands.js';
 import { isStatusByte, statusOf } from './escpos-status.js';
@@ -30,12 +30,14 @@ export class EscposNetworkPrinter implements PrinterDriver {
     this.label = targetLabel(target);
   }
 
-  private session<T>(target: Target, deadline: number, job: (c: EscposConnection) => Promise<T>): Promise<T> {
+  /** One job on the device: its time counts from the moment it has the device (jobDeadline). */
+  private session<T>(target: Target, time: JobTime, job: (c: EscposConnection, deadline: number) => Promise<T>): Promise<T> {
     return withDevice(targetLabel(target), async () => {
+      const deadline = jobDeadline(time);
       if (Date.now() >= deadline) throw new FiscalError('#PRINTER_UNREACHABLE', { value: targetLabel(target) });
       const c = await EscposConnection.open(target, deadline, this.trace);
       try {
-        return await job(c);
+        return await job(c, deadline);
       } finally {
         c.close();
       }
@@ -53,12 +55,12 @@ export class EscposNetworkPrinter implements PrinterDriver {
     return statusOf(answers);
   }
 
-  status(deadline: number): Promise<PrinterStatus> {
-    return this.session(this.target, deadline, (c) => this.readStatus(c, deadline));
+  status(time: JobTime): Promise<PrinterStatus> {
+    return this.session(this.target, time, (c, deadline) => this.readStatus(c, deadline));
   }
 
-  identity(deadline: number): Promise<PrinterIdentity> {
-    return this.session(this.target, deadline, async (c) => {
+  identity(time: JobTime): Promise<PrinterIdentity> {
+    return this.session(this.target, time, async (c, deadline) => {
       const info = async (n: 67 | 68): Promise<string | null> => {
         await c.write(infoRequest(n), deadline);
         const answer = await c.readUntil(0x00, 80, Math.min(deadline, Date.now() + INFO_TIMEOUT_MS));
@@ -73,33 +75,39 @@ export class EscposNetworkPrinter implements PrinterDriver {
     });
   }
 
-  print(doc: PrintDocument, deadline: number): Promise<void> {
-    return this.session(this.target, deadline, async (c) => {
+  print(doc: PrintDocument, time: JobTime): Promise<void> {
+    return this.session(this.target, time, async (c, deadline) => {
       const s = await this.readStatus(c, deadline);
       if (s.paperEnd) throw new FiscalError('#PRINTER_PAPER_END', { value: this.label });
       if (s.coverOpen) throw new FiscalError('#PRINTER_COVER_OPEN', { value: this.label });
       if (s.error) throw new FiscalError('#PRINTER_ERROR', { value: this.label, detail: s.error });
       if (s.online === false) throw new FiscalError('#PRINTER_ERROR', { value: this.label, detail: 'offline' });
-      await c.write(doc.escpos, deadline);
-      await c.write(PRINT_DONE_REQUEST, deadline);
-      // the answer comes when the printer has worked through the printout
-      await c.read(1, deadline);
+      // from the first byte of the printout on, a failure may have left paper printed: not confirmed, not "not printed"
+      try {
+        await c.write(doc.escpos, deadline);
+        await c.write(PRINT_DONE_REQUEST, deadline);
+        // the answer comes when the printer has worked through the printout
+        await c.read(1, deadline);
+      } catch {
+        throw new FiscalError('#PRINTER_UNCONFIRMED', { value: this.label });
+      }
     });
   }
 
-  openDrawer(deadline: number): Promise<void> {
-    return this.session(this.target, deadline, async (c) => {
+  openDrawer(time: JobTime): Promise<void> {
+    return this.session(this.target, time, async (c, deadline) => {
       await c.write(DRAWER_PULSE, deadline);
       // a status answer after the pulse: the printer took the command
       await c.write(statusRequest(1), deadline);
-      await c.read(1, Math.min(deadline, Date.now() + STATUS_TIMEOUT_MS));
+      const [b] = await c.read(1, Math.min(deadline, Date.now() + STATUS_TIMEOUT_MS));
+      if (b === undefined || !isStatusByte(b)) throw new FiscalError('#PRINTER_ERROR', { value: this.label, detail: 'no status answer to DLE EOT 1 after the drawer pulse' });
     });
   }
 
-  display(lines: readonly string[], deadline: number): Promise<void> {
+  display(lines: readonly string[], time: JobTime): Promise<void> {
     const own = this.displayTarget;
     const commands = own ? displayCommands(lines) : Buffer.concat([SELECT_DISPLAY, displayCommands(lines), SELECT_PRINTER]);
-    return this.session(own ?? this.target, deadline, async (c) => {
+    return this.session(own ?? this.target, time, async (c, deadline) => {
       await c.write(commands, deadline);
     });
   }

@@ -8,6 +8,7 @@
  * - `Printer_Log`: trace of the byte exchange in the service log; `Print_Log`: print check files.
  */
 import { FiscalError } from '../../shared/errors.js';
+import { MAX_DRAWER_TIMEOUT_S } from './drawer-wait.js';
 import type { AttributeMap } from '../profile/attributes.js';
 import type { ServiceContext } from '../context.js';
 import type { PrinterDriver } from './driver.js';
@@ -49,9 +50,23 @@ function choiceOf(raw: AttributeMap): Choice {
   return { kind: 'escpos', target, display };
 }
 
-/** For POST /profile: refuses a Printer, Printer_Port or Display_Port the service could not use. */
-export function checkPrinterAttributes(attrs: AttributeMap): void {
-  choiceOf(attrs);
+/**
+ * For POST /profile: refuses a Printer, Printer_Port, Display_Port or Drawer_Timeout the service could not
+ * use. `attrs` are the effective ones of a register (its own over def's): printing uses those. `rn`, when
+ * given, names the register in the refusal (a change of def checked against a register that inherits it).
+ */
+export function checkPrinterAttributes(attrs: AttributeMap, rn?: string): void {
+  const timeout = attrs.get('drawer_timeout');
+  try {
+    if (timeout !== undefined && !(/^\d{1,4}$/.test(timeout.trim()) && Number(timeout) >= 1 && Number(timeout) <= MAX_DRAWER_TIMEOUT_S)) {
+      throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.Drawer_Timeout', expected: `a whole number of seconds, 1 to ${MAX_DRAWER_TIMEOUT_S}`, value: timeout });
+    }
+    choiceOf(attrs);
+  } catch (e) {
+    if (rn === undefined || !(e instanceof FiscalError)) throw e;
+    const field = typeof e.params.field === 'string' ? e.params.field : 'Attributes.Printer';
+    throw new FiscalError(e.code, { ...e.params, field: `${field} (as register ${rn} inherits it)` });
+  }
 }
 
 /** Whether a register has a printer (cheap; no connection). A setting that cannot be used counts as one: using it answers why. */

@@ -165,7 +165,21 @@ export class Profiles {
           const diskQuota = attrs.get('diskquota');
           if (diskQuota !== undefined && parseQuotaMb(diskQuota) === undefined) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.DiskQuota', expected: 'a number of MB (0 or more, e.g. 500 or 0.5)', value: diskQuota });
           checkLogAttributes(attrs);
-          checkPrinterAttributes(attrs);
+          // the printer is chosen by the effective attributes (the register's own over def's): check those,
+          // and on a change of def every register that inherits from it
+          if (rn === 'def') {
+            checkPrinterAttributes(attrs);
+            for (const other of this.cache.keys()) {
+              if (other === 'def') continue;
+              const merged = new Map(attrs);
+              for (const [k, val] of parseAttributes(this.own(other).Attributes)) merged.set(k, val);
+              checkPrinterAttributes(merged, other);
+            }
+          } else {
+            const merged = parseAttributes(this.own('def').Attributes);
+            for (const [k, val] of attrs) merged.set(k, val);
+            checkPrinterAttributes(merged);
+          }
           const restartAt = restartAtOf(attrs.get('app_restartat'), true);
           if ('error' in restartAt) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.App_restartAt', expected: 'a time of day HH:MM[:SS] or NO', value: attrs.get('app_restartat') ?? '' });
           const respond102 = respond102Of(attrs.get('httpserver_respond102'));

@@ -19,6 +19,14 @@ import { queryOf, send, sendDoc } from './http.js';
 
 /** A status or a short command: answered within this time. */
 const SHORT_TIMEOUT_MS = 10_000;
+let periFiles = 0;
+
+/** The Print_Log file of a POST /peri/print: `peri-<ms since 1970>-<counter>.txt`, unique in the process. */
+function periFileName(): string {
+  periFiles += 1;
+  return `peri-${Date.now()}-${periFiles}.txt`;
+}
+
 /** The most lines POST /peri/print takes. */
 const MAX_PRINT_LINES = 2000;
 
@@ -89,8 +97,8 @@ export function peripheralRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       const lines = printLines(text);
       if (lines.length > MAX_PRINT_LINES) throw new FiscalError('#INVALID_VALUE', { field: 'body', detail: `at most ${MAX_PRINT_LINES} lines, got ${lines.length}` });
       const plain = lines.map((l) => `${l}\n`).join('');
-      await printer.print({ escpos: textPrintout(lines), text: plain }, Date.now() + PRINT_TIMEOUT_MS);
-      if (printLogOn(ctx, rn)) writePrintFile(ctx.dataDir, rn, `peri-${Date.now()}.txt`, plain);
+      await printer.print({ escpos: textPrintout(lines), text: plain }, { ms: PRINT_TIMEOUT_MS });
+      if (printLogOn(ctx, rn)) writePrintFile(ctx.dataDir, rn, periFileName(), plain);
       return ok(req, res);
     }),
   );
@@ -98,9 +106,8 @@ export function peripheralRoutes(app: FastifyInstance, ctx: ServiceContext): voi
   app.get('/peri/print/state', async (req, res) =>
     answer(ctx, req, res, async () => {
       const { rn, printer } = peri(ctx, req);
-      const deadline = Date.now() + SHORT_TIMEOUT_MS;
-      const status = await printer.status(deadline);
-      const identity = await printer.identity(deadline);
+      const status = await printer.status({ ms: SHORT_TIMEOUT_MS });
+      const identity = await printer.identity({ ms: SHORT_TIMEOUT_MS });
       const { typed, model } = stateOf(identity.moduleName, identity.id, ctx.registers.get(rn)?.state.zi ?? 0, status);
       const format = formatOfPeri(req);
       if (format === 'json') return res.code(200).type('application/json; charset=utf-8').send(JSON.stringify({ PrinterState: typed }));
@@ -111,7 +118,7 @@ export function peripheralRoutes(app: FastifyInstance, ctx: ServiceContext): voi
   app.post('/peri/display', async (req, res) =>
     answer(ctx, req, res, async () => {
       const { printer } = peri(ctx, req);
-      await printer.display(displayLines(bodyOf(req)), Date.now() + SHORT_TIMEOUT_MS);
+      await printer.display(displayLines(bodyOf(req)), { ms: SHORT_TIMEOUT_MS });
       return ok(req, res);
     }),
   );
@@ -119,7 +126,7 @@ export function peripheralRoutes(app: FastifyInstance, ctx: ServiceContext): voi
   app.post('/peri/drawer', async (req, res) =>
     answer(ctx, req, res, async () => {
       const { printer } = peri(ctx, req);
-      await printer.openDrawer(Date.now() + SHORT_TIMEOUT_MS);
+      await printer.openDrawer({ ms: SHORT_TIMEOUT_MS });
       return ok(req, res);
     }),
   );
