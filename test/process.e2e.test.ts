@@ -22,7 +22,8 @@ test('a transaction answered before a restart is a #DUPLICATE after it', async (
     assert.equal(first.json.TraC.Result.RC, 'OK', first.text);
     svc.child.kill('SIGTERM');
     assert.equal(await svc.exited, 0);
-    svc = await spawnService(dataDir, port);
+    // a fresh port: the old one may meanwhile be the local port of any client connection on this machine
+    svc = await spawnService(dataDir, await freePort());
     const again = await post(`${svc.url}/register`, body);
     assert.equal(again.json.TraC.Result.ErrorCode, '#DUPLICATE');
     assert.deepEqual(again.json.TraC.Fis, first.json.TraC.Fis);
@@ -89,7 +90,7 @@ test('SIGKILL while 8 clients register: every OK is in the journal, SQ is gaples
     }
 
     // after the restart the chain continues and an answered transaction is a duplicate
-    const again = await spawnService(dataDir, port);
+    const again = await spawnService(dataDir, await freePort());
     children.push(again);
     const some = answered[answered.length - 1];
     assert.ok(some);
