@@ -45,3 +45,14 @@ export async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promis
     throw err;
   }
 }
+
+/** A store brought to its newest schema; closed again (and the failure passed on) when the migration fails. */
+export async function migratedOrClosed<T extends { migrate(): Promise<void>; close(): Promise<void> }>(store: T): Promise<T> {
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}

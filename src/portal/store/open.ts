@@ -4,7 +4,7 @@
  * chosen in the URL: `?options=-c%20search_path%3Dportal`). Brings the schema to the newest version.
  */
 import { join } from 'node:path';
-import { isPostgresUrl } from '../../shared/postgres.js';
+import { isPostgresUrl, migratedOrClosed } from '../../shared/postgres.js';
 import { PostgresPortalStore } from './postgres/postgres-portal-store.js';
 import { SqlitePortalStore } from './sqlite/sqlite-portal-store.js';
 import type { PortalStore } from './types.js';
@@ -19,11 +19,5 @@ export async function openPortalStore(options: { dataDir: string; url?: string }
     throw new Error('the portal database URL must start with postgres:// or postgresql://');
   }
   const store: PortalStore = url === undefined ? new SqlitePortalStore(portalSqliteFile(options.dataDir)) : new PostgresPortalStore({ url });
-  try {
-    await store.migrate();
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-  return store;
+  return migratedOrClosed(store);
 }

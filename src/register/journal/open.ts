@@ -5,7 +5,7 @@
  * `?options=-c%20search_path%3Defr`). Keys, logs and the other files stay in the data folder either way.
  */
 import { join } from 'node:path';
-import { isPostgresUrl } from '../../shared/postgres.js';
+import { isPostgresUrl, migratedOrClosed } from '../../shared/postgres.js';
 import { PostgresJournalStore } from './postgres/postgres-journal-store.js';
 import { SqliteJournalStore } from './sqlite/sqlite-store.js';
 import type { JournalStore } from './types.js';
@@ -18,12 +18,5 @@ export async function openJournalStore(options: { dataDir: string; url?: string 
   const { url } = options;
   if (url === undefined || url === '') return new SqliteJournalStore(journalSqliteFile(options.dataDir), { writerThread: true });
   if (!isPostgresUrl(url)) throw new Error('the journal database URL (--db, EFR_DB) must start with postgres:// or postgresql://');
-  const store = new PostgresJournalStore({ url });
-  try {
-    await store.migrate();
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-  return store;
+  return migratedOrClosed(new PostgresJournalStore({ url }));
 }

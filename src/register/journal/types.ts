@@ -96,6 +96,9 @@ export interface FindQuery {
   sort: 'asc' | 'desc';
 }
 
+/** The FindQuery fields matched by equality on their own index column, in the order both stores test them. */
+export const FIND_EQUAL_COLUMNS = ['type', 'fn', 'tn', 'tt', 'tl', 't', 'nfs', 'bc', 'sq', 'ref'] as const satisfies ReadonlyArray<keyof FindQuery>;
+
 /**
  * Where a cleaned register's journal starts: records 1..sq were removed (POST /disk/clean, after they
  * were archived). `hash` is the hash of record sq, the previous hash of the first remaining record: the

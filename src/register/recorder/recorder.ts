@@ -127,6 +127,8 @@ export class Recorder {
   private readonly confirmed = new Map<string, number>();
   private sharedRetry = 0;
   private lastWatch = 0;
+  /** the confirmed positions in memory are the store's: read while this process held the lease, which it still holds */
+  private confirmedTrusted = false;
   private readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private leaseUntil = 0;
   private leaseRetry = 0;
@@ -354,6 +356,7 @@ export class Recorder {
     const current = leaseOf(text);
     if (current && current.holder !== this.holder && current.until > now) {
       this.leaseUntil = 0;
+      this.confirmedTrusted = false;
       this.sharedRetry = current.retry;
       return false;
     }
@@ -365,6 +368,7 @@ export class Recorder {
       return true;
     }
     this.leaseUntil = 0;
+    this.confirmedTrusted = false;
     return false;
   }
 
@@ -378,6 +382,7 @@ export class Recorder {
     const text = await this.ctx.store.getSetting(LEASE_KEY);
     if (leaseOf(text)?.holder === this.holder) await this.ctx.store.swapSetting(LEASE_KEY, text, JSON.stringify({ holder: '', until: 0, retry: 0 }));
     this.leaseUntil = 0;
+    this.confirmedTrusted = false;
   }
 
   private async confirmedOf(rn: string): Promise<number> {
@@ -387,14 +392,22 @@ export class Recorder {
     return sq;
   }
 
-  /** Registers with records the portal has not confirmed, from the store's heads; updates RecQueued. */
-  private async backlog(): Promise<Array<{ rid: number; rn: string; sq: number; confirmed: number }>> {
+  /**
+   * Registers with records the portal has not confirmed; updates RecQueued. The heads: on a journal of one
+   * process its memory, else the store's. The confirmed positions: while this process has held the lease since
+   * it last read them, its own (nobody else moves them), else read from the store.
+   */
+  private async backlog(holding: boolean): Promise<Array<{ rid: number; rn: string; sq: number; confirmed: number }>> {
     const out: Array<{ rid: number; rn: string; sq: number; confirmed: number }> = [];
-    for (const h of await this.ctx.store.heads()) {
+    const heads = this.ctx.store.shared ? await this.ctx.store.heads() : this.ctx.registers.list().map((r) => ({ rid: r.state.rid, rn: r.state.rn, sq: r.state.sq }));
+    const trusted = holding && this.confirmedTrusted;
+    for (const h of heads) {
       this.heads.set(h.rn, h.sq);
-      const confirmed = await this.confirmedOf(h.rn);
+      const known = trusted ? this.confirmed.get(h.rn) : undefined;
+      const confirmed = known ?? (await this.confirmedOf(h.rn));
       if (h.sq > confirmed) out.push({ ...h, confirmed });
     }
+    this.confirmedTrusted = holding;
     this.lastWatch = Date.now();
     return out;
   }
@@ -423,10 +436,11 @@ export class Recorder {
     const main = this.activation;
     if (!main) return this.schedule(WATCH_MS);
     if (!(await this.holdLease())) {
-      if (Date.now() - this.lastWatch >= WATCH_MS) await this.backlog();
+      this.confirmedTrusted = false;
+      if (Date.now() - this.lastWatch >= WATCH_MS) await this.backlog(false);
       return this.schedule(WATCH_MS);
     }
-    const pending = await this.backlog();
+    const pending = await this.backlog(true);
     for (const rn of this.failing.keys()) if (!pending.some((p) => p.rn === rn)) this.failing.delete(rn);
     let next = IDLE_MS;
     for (const p of pending) {

@@ -18,6 +18,7 @@ import { deflateRawSync } from 'node:zlib';
 import { inTransaction, openPool } from '../../../shared/postgres.js';
 import { type StoredRow, recordOfRow } from '../stored-row.js';
 import {
+  FIND_EQUAL_COLUMNS,
   RegisterExists, StaleRegister,
   type FindQuery, type JournalCut, type JournalRecord, type JournalStore, type RegisterState,
 } from '../types.js';
@@ -255,16 +256,7 @@ export class PostgresJournalStore implements JournalStore {
     const eq = (column: string, value: string | number | undefined): void => {
       if (value !== undefined) where.push(`${column} = ${bind(value)}`);
     };
-    eq('type', q.type);
-    eq('fn', q.fn);
-    eq('tn', q.tn);
-    eq('tt', q.tt);
-    eq('tl', q.tl);
-    eq('t', q.t);
-    eq('nfs', q.nfs);
-    eq('bc', q.bc);
-    eq('sq', q.sq);
-    eq('ref', q.ref);
+    for (const column of FIND_EQUAL_COLUMNS) eq(column, q[column]);
     // a date or date-time prefix: a range on the index (COLLATE "C": byte order, as SQLite)
     if (q.d !== undefined) where.push(`d >= ${bind(q.d)} AND d < ${bind(`${q.d}\uffff`)}`);
     if (q.from !== undefined) where.push(`d >= ${bind(q.from)}`);

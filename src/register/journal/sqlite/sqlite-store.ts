@@ -12,7 +12,7 @@ import { type StoredRow, recordOfRow } from '../stored-row.js';
 import { Worker } from 'node:worker_threads';
 import { type Appender, createAppender, openForWriting } from './append.js';
 import { CUT_STEP, type MaintainOp, VACUUM_STEP, maintainStep } from './maintain.js';
-import type { FindQuery, JournalCut, JournalRecord, JournalStore, RegisterState } from '../types.js';
+import { FIND_EQUAL_COLUMNS, type FindQuery, type JournalCut, type JournalRecord, type JournalStore, type RegisterState } from '../types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS registers (
@@ -230,16 +230,7 @@ export class SqliteJournalStore implements JournalStore {
       where.push(`${column} = @${column}`);
       params[column] = value;
     };
-    eq('type', q.type);
-    eq('fn', q.fn);
-    eq('tn', q.tn);
-    eq('tt', q.tt);
-    eq('tl', q.tl);
-    eq('t', q.t);
-    eq('nfs', q.nfs);
-    eq('bc', q.bc);
-    eq('sq', q.sq);
-    eq('ref', q.ref);
+    for (const column of FIND_EQUAL_COLUMNS) eq(column, q[column]);
     if (q.d !== undefined) {
       // a date or date-time prefix: a range on the index
       where.push('d >= @dlo AND d < @dhi');
