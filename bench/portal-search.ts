@@ -1,5 +1,6 @@
 // Search bench of the portal's PostgreSQL store (npm run bench:portal): 100,000 companies under a few
 // organizations, then searches per second and latency with a text filter and with a read-scope prefix.
+import { makeRandom } from './receipts.js';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -38,17 +39,8 @@ const CITIES: [string, string][] = [['Wien', '1010'], ['Graz', '8010'], ['Linz',
   ['Klagenfurt', '9020'], ['Villach', '9500'], ['Wels', '4600'], ['St. Pölten', '3100'], ['Dornbirn', '6850'], ['Steyr', '4400'],
   ['Bregenz', '6900'], ['Leoben', '8700'], ['Krems', '3500'], ['Eisenstadt', '7000']];
 
-/** Deterministic data: the same companies on every run (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic data: the same companies on every run (the receipts bench's mulberry32). */
+const rng = makeRandom;
 
 function company(parentId: number, i: number, next: () => number): NewEntity {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
