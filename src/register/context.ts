@@ -10,6 +10,7 @@ import type { CloudSettings } from './security/tokens.js';
 import type { ServiceControl } from './maintenance/service-control.js';
 import type { Recorder } from './recorder/recorder.js';
 import type { EventReporter } from './recorder/events.js';
+import type { AuthorityDelivery } from './fiscal/delivery/deliverer.js';
 
 export interface ServiceContext {
   dataDir: string;
@@ -36,4 +37,6 @@ export interface ServiceContext {
   recorder?: Recorder;
   /** events reported to the portal (issue 11 point 4: TSE failure and activation, disk nearly full); absent without a running service */
   events?: EventReporter;
+  /** reporting receipts to a tax authority in real time and later (issue 14: Croatia, Slovenia); absent without a running service */
+  authority?: AuthorityDelivery;
 }

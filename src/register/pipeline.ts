@@ -3,7 +3,7 @@
  * (decode, normalize, validate, classify, fiscalize, journal, respond).
  * Routes, the file interface and UDP only adapt their input and output to it.
  */
-import { type Lang, FiscalError } from '../shared/errors.js';
+import { type Lang, FiscalError, message } from '../shared/errors.js';
 import { contentHashes } from '../shared/canonical.js';
 import { type Doc, type Format, type Obj, bodyFormat, decodeBody, isObj, responseFormat, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
@@ -28,6 +28,8 @@ import type { TokenScope } from './security/tokens.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
 import { assertDiskRoom, isDiskFull } from './maintenance/disk-quota.js';
 import { receiptPrintout, unprintedDuplicate } from './peripherals/receipt-printout.js';
+import type { OnlineOutcome } from './fiscal/delivery/deliverer.js';
+import { withAuthorityAnswer } from './fiscal/delivery/answers.js';
 
 export type Mode = 'register' | 'restart';
 
@@ -528,6 +530,29 @@ async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Prom
   return { sealed: await appendRecord(ctx, reg, { type: 'Audit', data: { TS: d, Audit: doc.body }, index: { d } }, undefined, true) };
 }
 
+/**
+ * Issue 14: a receipt of a country with a tax authority is sent to it once committed (ctx.authority, within
+ * Fiscal_Timeout); its id is merged into Fis. A duplicate gets the answer journaled for the original, if any.
+ */
+async function reportToAuthority(ctx: ServiceContext, reg: Register, outcome: Outcome): Promise<{ sealed: Sealed; note?: OnlineOutcome }> {
+  const { sealed } = outcome;
+  if (str(sealed.data, '_') !== 'Tra') return { sealed };
+  if (outcome.duplicate) {
+    const data = await withAuthorityAnswer(ctx, reg, Number(str(sealed.data, 'SQ')), sealed.data);
+    return { sealed: data === sealed.data ? sealed : { ...sealed, data } };
+  }
+  const note = await ctx.authority?.online(reg, sealed);
+  if (!note) return { sealed };
+  return { sealed: note.fis ? { ...sealed, data: { ...sealed.data, Fis: note.fis } } : sealed, note };
+}
+
+/** The authority's warning (not answered in time, refused) in the Result of an OK answer, with its message for the operator. */
+function withAuthorityNote(answer: CachedResponse, note: OnlineOutcome | undefined, lang: Lang): CachedResponse {
+  if (!note?.errorCode) return answer;
+  const result = isObj(answer.body.Result) ? answer.body.Result : { RC: 'OK' };
+  return { ...answer, body: { ...answer.body, Result: { ...result, ErrorCode: note.errorCode, UserMessage: message(note.errorCode, lang, note.params) } } };
+}
+
 /** A request whose body is made by the service (a void built from its original), with its register. */
 export interface BuiltRequest {
   doc: Doc;
@@ -586,14 +611,18 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
         printout?.abandon();
         throw e;
       }
-      await printout?.print(reg, outcome.sealed, outcome.duplicate === true);
+      // Croatia, Slovenia: reported to the tax authority before it is printed and answered (its JIR/EOR is printed)
+      const reported = await reportToAuthority(ctx, reg, outcome);
+      const sealed = reported.sealed;
+      await printout?.print(reg, sealed, outcome.duplicate === true);
       const fisQr = settings.raw.get('fis_qr');
       if (outcome.duplicate) {
-        const sq = str(outcome.sealed.data, 'SQ') ?? '';
-        const duplicate = answerOf(outcome.sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] });
-        return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, duplicate, outcome.sealed), fisQr));
+        const sq = str(sealed.data, 'SQ') ?? '';
+        const duplicate = answerOf(sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] });
+        return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, duplicate, sealed), fisQr));
       }
-      return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, remember(reg, doc.root as RecordType, outcome.sealed), outcome.sealed), fisQr));
+      const answer = withAuthorityNote(remember(reg, doc.root as RecordType, sealed), reported.note, lang);
+      return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, answer, sealed), fisQr));
     } finally {
       printout?.end();
     }

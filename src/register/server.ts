@@ -25,6 +25,7 @@ import { openServiceLog } from './logs/service-log.js';
 import { ServiceControl, type Stopped, httpServerDisabled } from './maintenance/service-control.js';
 import { Recorder, recorderOptionsOf } from './recorder/recorder.js';
 import { EventReporter, eventReporterOptionsOf } from './recorder/events.js';
+import { AuthorityDelivery, deliveryOptionsOf } from './fiscal/delivery/deliverer.js';
 
 /** Tells each register's country module that the service starts or stops (journaled where a law wants it). */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
@@ -165,6 +166,10 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const events = new EventReporter(ctx, eventReporterOptionsOf(env), logger);
   ctx.events = events;
   events.start();
+  // Croatia, Slovenia: receipts the tax authority has not answered yet are delivered later (issue 14)
+  const authority = new AuthorityDelivery(ctx, deliveryOptionsOf(env), logger);
+  ctx.authority = authority;
+  await authority.start();
   const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
   daily.unref();
   let closed = false;
@@ -186,6 +191,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       control.dispose();
       await recorder.close();
       await events.close();
+      await authority.close();
       // no new connections; the requests in flight are answered first
       await listener.close();
       await interfaces.close();

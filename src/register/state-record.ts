@@ -5,7 +5,8 @@ import type { Obj } from './codec/index.js';
 import { obj, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { formatWithOffset } from './esr/datetime.js';
-import { countryOf } from './fiscal/registry.js';
+import { countryOf, moduleFor } from './fiscal/registry.js';
+import { fiscalCertificate, fiscalCertificateView, fiscalCertificateWarnings } from './fiscal/certificate-store.js';
 import { envSettingsView } from './profile/profile.js';
 
 /** Bytes under a folder (the data folder is small in file count: journal, keys, logs). */
@@ -59,9 +60,39 @@ export function stateRecord(ctx: ServiceContext): Obj {
     DiskQuota: String(Number.isFinite(quota) ? quota : 1024),
     Company: company,
     EnvSettings: env,
+    ...authorityState(ctx),
   };
 }
 
+/**
+ * Croatia, Slovenia (issue 14): receipts waiting for the tax authority (FiscalQueued, and per register the
+ * oldest and the last failure) and each reporting register's certificate with its expiry and warnings.
+ */
+function authorityState(ctx: ServiceContext): Obj {
+  const reporting = ctx.registers.list().filter((r) => moduleFor(r.state.cfg).authority !== undefined);
+  if (reporting.length === 0) return {};
+  const queue = ctx.authority?.status();
+  const certificates: Obj = {};
+  const now = ctx.clock.now();
+  for (const reg of reporting) {
+    const rn = reg.state.rn;
+    let cert;
+    try {
+      cert = fiscalCertificate(ctx.dataDir, rn);
+    } catch (e) {
+      certificates[rn] = { Warning: [e instanceof Error ? e.message : String(e)] };
+      continue;
+    }
+    if (!cert) {
+      certificates[rn] = { Warning: ['no fiscal certificate is installed: receipts are refused (POST /cer/fiscal)'] };
+      continue;
+    }
+    const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, now);
+    certificates[rn] = { ...fiscalCertificateView(cert, now), ...(warnings.length ? { Warning: warnings } : {}) };
+  }
+  return { FiscalQueued: String(queue?.queued ?? 0), FiscalQueue: queue?.registers ?? {}, FiscalCertificate: certificates };
+}
+
 /** Typed JSON of the state record: numbers and booleans as JSON numbers and booleans. */
-export const STATE_NUMBERS = new Set(['pid', 'uptime', 'RecSent', 'RecQueued', 'RetryQueued', 'TimeOffset', 'DiskUsage', 'DiskQuota']);
+export const STATE_NUMBERS = new Set(['pid', 'uptime', 'RecSent', 'RecQueued', 'RetryQueued', 'FiscalQueued', 'TimeOffset', 'DiskUsage', 'DiskQuota']);
 export const STATE_BOOLEANS = new Set(['Online']);

@@ -454,6 +454,33 @@ const defs = {
       nl: 'Een back-up of herstel van kassa {value} loopt; probeer opnieuw wanneer die klaar is',
     },
   },
+  '#FISCAL_CERTIFICATE': {
+    rc: 'BAD', status: 400,
+    msg: {
+      en: 'Register {rn} cannot sign fiscal requests: {detail}',
+      de: 'Die Kasse {rn} kann keine Fiskalanfragen signieren: {detail}',
+      fr: 'La caisse {rn} ne peut pas signer les demandes fiscales : {detail}',
+      nl: 'Kassa {rn} kan geen fiscale verzoeken ondertekenen: {detail}',
+    },
+  },
+  '#AUTHORITY_PENDING': {
+    rc: 'OK', status: 200,
+    msg: {
+      en: 'The tax authority ({authority}) did not answer in time. The receipt is valid with its {code} and may be handed out; the {id} is delivered later and added to the journal',
+      de: 'Die Steuerbehörde ({authority}) hat nicht rechtzeitig geantwortet. Der Beleg ist mit seinem {code} gültig und darf ausgegeben werden; der {id} wird nachgeliefert und im Journal ergänzt',
+      fr: 'L\'administration fiscale ({authority}) n\'a pas répondu à temps. Le ticket est valable avec son {code} et peut être remis ; le {id} sera transmis plus tard et ajouté au journal',
+      nl: 'De belastingdienst ({authority}) heeft niet op tijd geantwoord. Het bonnetje is geldig met zijn {code} en mag worden meegegeven; de {id} wordt later geleverd en aan het journaal toegevoegd',
+    },
+  },
+  '#AUTHORITY_REFUSED': {
+    rc: 'OK', status: 200,
+    msg: {
+      en: 'The tax authority ({authority}) refused the receipt: {detail}. It is journaled with its {code}; correct the set-up (certificate, tax number, premise) and report it again with the authority',
+      de: 'Die Steuerbehörde ({authority}) hat den Beleg abgelehnt: {detail}. Er ist mit seinem {code} im Journal; bitte die Einrichtung (Zertifikat, Steuernummer, Geschäftsraum) korrigieren und ihn erneut melden',
+      fr: 'L\'administration fiscale ({authority}) a refusé le ticket : {detail}. Il est journalisé avec son {code} ; corrigez la configuration (certificat, numéro fiscal, local) et déclarez-le à nouveau',
+      nl: 'De belastingdienst ({authority}) heeft het bonnetje geweigerd: {detail}. Het staat met zijn {code} in het journaal; corrigeer de instelling (certificaat, fiscaal nummer, vestiging) en meld het opnieuw',
+    },
+  },
   '#NO_PRINTER': {
     rc: 'BAD', status: 404,
     msg: {

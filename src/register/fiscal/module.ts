@@ -9,6 +9,7 @@ import type { BusinessCase } from '../esr/business-case.js';
 import type { RegisterState, TransactionType } from '../journal/types.js';
 import type { Signer } from '../security/signer.js';
 import type { TaxLetters } from './tax-letters.js';
+import type { AuthorityPort } from './authority.js';
 
 export interface FiscalInput {
   rn: string;
@@ -87,6 +88,8 @@ export interface FiscalModule {
   readonly exports?: Readonly<Record<string, (req: ExportRequest) => Promise<ExportFile>>>;
   /** called for each register of the country when the service has started and before it stops */
   serviceEvent?(ctx: ServiceContext, reg: Register, event: ServiceEvent): Promise<void>;
+  /** the tax authority every receipt is reported to in real time (Croatia's CIS, Slovenia's FURS), after it is journaled */
+  readonly authority?: AuthorityPort;
   /** called after the register's configuration (Cfg) or profile changed and the change is journaled */
   configChanged?(ctx: ServiceContext, reg: Register): Promise<void>;
 }

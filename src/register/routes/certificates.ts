@@ -15,6 +15,7 @@ import { storeCaCertificates } from '../security/client-certificates.js';
 import { authorizationJwt, communicationCertificate, communicationFile, normalSerial } from '../security/communication-certificate.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { storeServerCertificate } from '../security/tls-certificate.js';
+import { fiscalCertificate, fiscalCertificateView, fiscalCertificateWarnings, storeFiscalCertificate } from '../fiscal/certificate-store.js';
 import { formatOf, guarded, queryOf, sendDoc } from './http.js';
 
 const MAX_CERTIFICATE_BYTES = 1024 * 1024;
@@ -151,6 +152,33 @@ export function certificateRoutes(app: FastifyInstance, ctx: ServiceContext): vo
           File: stored.file,
           ...(first ? describe(first) : {}),
         });
+      }),
+    );
+
+    // the fiscal certificate of a register (Croatia, Slovenia; issue 14): PKCS#12, the key stored sealed
+    scope.post('/cer/fiscal', async (req, res) =>
+      guarded(ctx, req, res, ROOT, async () => {
+        const q = queryOf(req);
+        const rn = q.rn || (q.tl && q.tt) ? rnOfQuery(ctx, q) : 'def';
+        // the query `password` is the certificate's here: the profile password comes by HTTP Basic
+        requireLocalOrPassword(ctx, req, {}, rn, 'POST /cer/fiscal');
+        const upload = await uploadOf(req, 'fiscalCert', 'fiscalCert', true);
+        if (upload.data.length === 0) throw new FiscalError('#CERTIFICATE', { detail: 'no certificate given (raw body, JSON field fiscalCert or form field fiscalCert)' });
+        const cert = storeFiscalCertificate(ctx.dataDir, rn, upload.data, upload.password ?? q.password ?? q.passphrase);
+        const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, ctx.clock.now());
+        req.log.info({ type: 'FISCAL', rn, serial: cert.serial, subject: cert.subject, test: cert.test, validTo: cert.notAfter.toISOString() }, 'fiscal certificate installed');
+        return sendDoc(res, formatOf(req), ROOT, { Result: warnings.length ? { RC: 'OK', Warning: warnings } : { RC: 'OK' }, RN: rn, ...fiscalCertificateView(cert, ctx.clock.now()) });
+      }),
+    );
+
+    scope.get('/cer/fiscal', async (req, res) =>
+      guarded(ctx, req, res, ROOT, async () => {
+        const q = queryOf(req);
+        const rn = q.rn || (q.tl && q.tt) ? rnOfQuery(ctx, q) : 'def';
+        const cert = fiscalCertificate(ctx.dataDir, rn);
+        if (!cert) throw new FiscalError('#NOT_FOUND', { value: `fiscal certificate of register ${rn}` });
+        const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, ctx.clock.now());
+        return sendDoc(res, formatOf(req), ROOT, { Result: warnings.length ? { RC: 'OK', Warning: warnings } : { RC: 'OK' }, RN: rn, ...fiscalCertificateView(cert, ctx.clock.now()) });
       }),
     );
 

@@ -11,6 +11,7 @@ import { RECORDS_PER_FILE, jouFileName } from '../journal/export/jou-export.js';
 import type { JournalRecord } from '../journal/types.js';
 import { rnOfQuery } from '../register-number.js';
 import { answerOf, sealedOf } from '../respond.js';
+import { authorityOf, withAuthorityAnswer } from '../fiscal/delivery/answers.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { formatOf, guarded, queryOf, registerOf, sendDoc } from './http.js';
 
@@ -48,6 +49,9 @@ export async function findPage(ctx: ServiceContext, rid: number, parsed: ParsedF
   let lastSq: number | undefined;
   let more = false;
   let timedOut = false;
+  // Croatia, Slovenia: a receipt is shown with the authority's answer (JIR, EOR) journaled after it
+  const reg = ctx.registers.list().find((x) => x.state.rid === rid);
+  const reported = reg !== undefined && authorityOf(reg) !== undefined ? reg : undefined;
   for await (const r of ctx.store.find(rid, query, Math.min(rows + 1, 500))) {
     if (records.length >= rows) {
       more = true;
@@ -59,7 +63,7 @@ export async function findPage(ctx: ServiceContext, rid: number, parsed: ParsedF
       break;
     }
     lastSq = r.sq;
-    const view = recordView(r);
+    const view = reported && r.type === 'Tra' ? await withAuthorityAnswer(ctx, reported, r.sq, recordView(r)) : recordView(r);
     if (matchesFilters(view, filters) && accept(view)) records.push(view);
   }
   const page: FoundPage = { records, timedOut, ms };

@@ -8,7 +8,8 @@ import { type Mode, registerTransaction } from '../pipeline.js';
 import { buildVoid } from '../void.js';
 import { scopeOf } from '../security/cloud-auth.js';
 import { lastInScope, scopedVoid } from '../security/token-scope.js';
-import { answerOf, failureOf, failureReply, reply, sealedOf } from '../respond.js';
+import { answerOf, failureOf, failureReply, reply } from '../respond.js';
+import { lastWithAnswer } from '../fiscal/delivery/answers.js';
 import { printingNow } from '../peripherals/receipt-printout.js';
 import { formatOf, guarded, queryOf, registerOf, send } from './http.js';
 
@@ -57,7 +58,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
         const sq = key === 'any' ? reg.state.sq : reg.state.last[key];
         const record = sq ? await ctx.registers.record(reg, sq) : undefined;
         if (!record) throw new FiscalError('#NOT_FOUND', { value: `last ${filter ?? 'record'} of ${rn}` });
-        answer = answerOf(sealedOf(record));
+        answer = answerOf(await lastWithAnswer(ctx, reg, record));
         reg.last.set(key, answer);
       }
       return send(res, reply(formatOf(req), answer));

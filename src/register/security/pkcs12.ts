@@ -78,6 +78,26 @@ function readWithForge(der: Buffer, password: string | undefined): { key: KeyObj
   return { key: createPrivateKey(keyPem), certificates };
 }
 
+/**
+ * The private key and the certificate chain (the key's certificate first) of a PKCS#12 file, for a key the
+ * service signs with itself (a fiscal certificate). Throws CertificateProblem like readPkcs12.
+ */
+export function readPkcs12KeyAndChain(der: Buffer, password: string | undefined): { key: KeyObject; certificates: X509Certificate[] } {
+  if (!looksLikePkcs12(der)) throw new CertificateProblem('not-pkcs12', 'not a PKCS#12 file');
+  let read: { key: KeyObject; certificates: X509Certificate[] };
+  try {
+    read = readWithForge(der, password);
+  } catch (e) {
+    if (e instanceof CertificateProblem) throw e;
+    const message = e instanceof Error ? e.message : String(e);
+    if (isPasswordError(message)) throw new CertificateProblem('wrong-password', 'cannot decode the PKCS#12 file: wrong password');
+    throw new CertificateProblem('undecodable', `cannot decode the PKCS#12 file (${message})`);
+  }
+  const certificates = leafFirst(read.certificates, read.key);
+  if (certificates.length === 0) throw new CertificateProblem('no-certificate', 'the PKCS#12 file holds no certificate');
+  return { key: read.key, certificates };
+}
+
 /** The certificate that belongs to the key first, then the others. */
 function leafFirst(certificates: readonly X509Certificate[], key: KeyObject | undefined): X509Certificate[] {
   const leaf = key ? certificates.find((c) => c.checkPrivateKey(key)) : undefined;

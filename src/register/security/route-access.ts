@@ -117,6 +117,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { methods: ['GET'], path: '/authorization', rule: 'local-or-password', status: 'issue 8', reason: 'spec' },
   { methods: ['GET'], path: '/cer/:serial', rule: 'open', status: 'issue 8', reason: 'a public certificate' },
   { methods: ['POST'], path: '/cer/ssl', rule: 'local-or-password', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 8', reason: 'replaces the server certificate; the query password is the certificate\'s, the profile password comes by HTTP Basic' },
+  { methods: ['POST'], path: '/cer/fiscal', rule: 'local-or-password', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 14', reason: 'installs the key that signs the fiscal requests of a register (Croatia, Slovenia); the query password is the certificate\'s, the profile password comes by HTTP Basic' },
+  { methods: ['GET'], path: '/cer/fiscal', rule: 'local-or-password', status: 'issue 14', reason: 'shows a register\'s fiscal certificate (subject, serial, expiry; never the key)' },
   { methods: ['POST'], path: '/cer/ca', rule: 'local-or-password', bodyLimit: 1 * MiB, status: 'issue 8', reason: 'decides which client certificates are trusted' },
   // browser pages
   { methods: ['GET', 'POST'], path: '/', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'browser page: the profile (password, attributes); the form changes it' },
