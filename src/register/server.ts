@@ -26,6 +26,8 @@ import { ServiceControl, type Stopped, httpServerDisabled } from './maintenance/
 import { Recorder, recorderOptionsOf } from './recorder/recorder.js';
 import { EventReporter, eventReporterOptionsOf } from './recorder/events.js';
 import { AuthorityDelivery, deliveryOptionsOf } from './fiscal/delivery/deliverer.js';
+import { closeCisAgents } from './fiscal/hr/cis-client.js';
+import { closeFursAgents } from './fiscal/si/endpoint.js';
 
 /** Tells each register's country module that the service starts or stops (journaled where a law wants it). */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
@@ -192,6 +194,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       await recorder.close();
       await events.close();
       await authority.close();
+      await Promise.all([closeCisAgents(), closeFursAgents()]);
       // no new connections; the requests in flight are answered first
       await listener.close();
       await interfaces.close();

@@ -34,7 +34,7 @@ function oneLine(name: string): string {
 
 /** Whether a certificate is one of an authority's test system: "Demo" (FINA, Croatia) or "Test" (the Slovenian test CA) in its subject or issuer. */
 export function isTestCertificate(cert: X509Certificate): boolean {
-  return /\bdemo\b|\btest\b|testca|democa/i.test(`${cert.subject}\n${cert.issuer}`);
+  return /\bdemo\b|\btest\b|testca|democa|davpotractest/i.test(`${cert.subject}\n${cert.issuer}`);
 }
 
 function describe(keyPem: string, chain: readonly X509Certificate[]): AuthorityCertificate {
@@ -158,8 +158,8 @@ export function requireFiscalCertificate(dataDir: string, rn: string, attributes
 }
 
 /** What the API shows of a fiscal certificate (never the key). */
-export function fiscalCertificateView(cert: AuthorityCertificate, now: Date): Record<string, string | boolean> {
-  return { Serial: cert.serial, Subject: cert.subject, Issuer: cert.issuer, ValidTo: cert.notAfter.toISOString(), DaysLeft: String(daysLeft(cert, now)), Test: cert.test };
+export function fiscalCertificateView(cert: AuthorityCertificate, now: Date): Record<string, string> {
+  return { Serial: cert.serial, Subject: cert.subject, Issuer: cert.issuer, ValidTo: cert.notAfter.toISOString(), DaysLeft: String(daysLeft(cert, now)), Test: cert.test ? 'true' : 'false' };
 }
 
 /** Warnings about a register's certificate: expired or expiring soon, test vs production against Fiscal_Test. */

@@ -7,6 +7,8 @@ import { DeModule } from './de/index.js';
 import { EsModule } from './es/index.js';
 import { FrModule } from './fr/index.js';
 import { PtModule } from './pt/index.js';
+import { HrModule } from './hr/index.js';
+import { SiModule } from './si/index.js';
 import type { FiscalModule } from './module.js';
 import { taxLettersFor } from './tax-letters.js';
 
@@ -19,6 +21,8 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   FR: () => new FrModule(),
   PT: () => new PtModule(),
   ES: () => new EsModule(),
+  HR: () => new HrModule(),
+  SI: () => new SiModule(),
 };
 
 export function countryOf(cfg: Obj): string {

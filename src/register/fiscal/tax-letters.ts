@@ -14,10 +14,17 @@ export const PT_LETTERS: TaxLetters = { A: '23', B: '13', C: '6', D: '0', E: '22
 /** Spain: general, reducido, superreducido, exento, and the temporary 5 % and 2 % (docs/countries/es.md). */
 export const ES_LETTERS: TaxLetters = { A: '21', B: '10', C: '4', D: '0', E: '5', F: '2' };
 
+/** Croatia: standard, reduced, lower reduced, zero (docs/countries/hr.md). */
+export { HR_LETTERS } from './hr/letters.js';
+/** Slovenia: general, reduced, lower reduced, zero (docs/countries/si.md). */
+export { SI_LETTERS } from './si/letters.js';
+import { HR_LETTERS } from './hr/letters.js';
+import { SI_LETTERS } from './si/letters.js';
+
 /** No country configured: the Austrian letters, the first country this service supports. */
 export const GENERIC_LETTERS: TaxLetters = AT_LETTERS;
 
-const BY_COUNTRY: Readonly<Record<string, TaxLetters>> = { AT: AT_LETTERS, DE: DE_LETTERS, FR: FR_LETTERS, PT: PT_LETTERS, ES: ES_LETTERS };
+const BY_COUNTRY: Readonly<Record<string, TaxLetters>> = { AT: AT_LETTERS, DE: DE_LETTERS, FR: FR_LETTERS, PT: PT_LETTERS, ES: ES_LETTERS, HR: HR_LETTERS, SI: SI_LETTERS };
 
 export function taxLettersFor(country: string | undefined): TaxLetters {
   return (country && BY_COUNTRY[country.toUpperCase()]) || GENERIC_LETTERS;

@@ -11,6 +11,7 @@ import { FiscalError } from '../../shared/errors.js';
 import type { Obj, Value } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import { rnOfQuery } from '../register-number.js';
+import { configChanged } from '../cfg.js';
 import { storeCaCertificates } from '../security/client-certificates.js';
 import { authorizationJwt, communicationCertificate, communicationFile, normalSerial } from '../security/communication-certificate.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
@@ -167,6 +168,8 @@ export function certificateRoutes(app: FastifyInstance, ctx: ServiceContext): vo
         const cert = storeFiscalCertificate(ctx.dataDir, rn, upload.data, upload.password ?? q.password ?? q.passphrase);
         const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, ctx.clock.now());
         req.log.info({ type: 'FISCAL', rn, serial: cert.serial, subject: cert.subject, test: cert.test, validTo: cert.notAfter.toISOString() }, 'fiscal certificate installed');
+        // what needs the certificate first (Slovenia: the business premise's registration) goes now
+        for (const reg of rn === 'def' ? ctx.registers.list() : [ctx.registers.get(rn)]) if (reg) await configChanged(ctx, reg);
         return sendDoc(res, formatOf(req), ROOT, { Result: warnings.length ? { RC: 'OK', Warning: warnings } : { RC: 'OK' }, RN: rn, ...fiscalCertificateView(cert, ctx.clock.now()) });
       }),
     );
