@@ -42,6 +42,8 @@ export interface FakeCis {
   port: number;
   received: ReceivedRacun[];
   mode: FakeCisMode;
+  /** milliseconds the fake waits before it handles a request (a slow CIS) */
+  delayMs: number;
   setMode(mode: FakeCisMode, error?: { code: string; message: string }): void;
   close(): Promise<void>;
 }
@@ -122,6 +124,7 @@ export async function startFakeCis(opts: { mode?: FakeCisMode; error?: { code: s
     port,
     received: [],
     mode: opts.mode ?? 'ok',
+    delayMs: 0,
     setMode(mode, err) {
       state.mode = mode;
       if (err) error = err;
@@ -191,7 +194,11 @@ export async function startFakeCis(opts: { mode?: FakeCisMode; error?: { code: s
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (state.delayMs > 0) setTimeout(() => handle(req, res, body), state.delayMs);
+      else handle(req, res, body);
+    });
   });
   server.on('connection', (s) => {
     sockets.add(s);

@@ -131,9 +131,12 @@ test('refusals: a tampered token (S002), an unknown certificate (S003), a schema
     assert.equal(furs.received.length, 3);
     const r2 = await post(signFursJws(text, certificate));
     assert.equal(!r2.ok && r2.code, 'S001');
+    // FURS's own failure (S100) is no refusal: the receipt is sent again later
     furs.setMode('error');
+    await assert.rejects(post(jws), /S100/);
+    furs.setMode('error', { code: 'S005', message: 'Davčna številka ni veljavna' });
     const r3 = await post(jws);
-    assert.equal(!r3.ok && r3.code, 'S100');
+    assert.equal(!r3.ok && r3.code, 'S005');
     // what the fake decoded is what was signed
     assert.deepEqual(decodeJws(jws).payload, JSON.parse(jsonText(payload)));
   } finally {

@@ -5,7 +5,7 @@
  * payload against FURS's official JSON schema (test/fixtures/si/FiscalVerificationSchema.json, ajv), and
  * answers like FURS: `{"token": "<jws signed by the fake's own key>"}` whose payload is an InvoiceResponse
  * with a UniqueInvoiceID (EOR), a BusinessPremiseResponse, or an Error {ErrorCode, ErrorMessage}.
- * Modes: 'ok'; 'error' (every request refused with S100); 'down' (the connection is dropped unanswered).
+ * Modes: 'ok'; 'error' (every request answered with FURS's system error S100, or the error given); 'down' (the connection is dropped unanswered).
  * Also: makeFursTestCertificate, a test certificate made with openssl.
  */
 import { X509Certificate, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
@@ -85,7 +85,8 @@ export interface FakeFurs {
   received: Received[];
   /** the public key (PEM) the fake signs its answers with */
   publicKeyPem: string;
-  setMode(mode: FakeFursMode): void;
+  /** 'error' answers FURS's system error S100 unless another error is given (a refusal such as a wrong tax number) */
+  setMode(mode: FakeFursMode, error?: { code: string; message: string }): void;
   close(): Promise<void>;
 }
 
@@ -102,6 +103,7 @@ export async function startFakeFurs(opts: { certPems?: string[]; certPem?: strin
   const known = [...(opts.certPems ?? []), ...(opts.certPem ? [opts.certPem] : [])].map((pem) => new X509Certificate(pem));
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   let mode: FakeFursMode = 'ok';
+  let error = { code: 'S100', message: 'Sistemska napaka pri obdelavi sporočila' };
   const received: Received[] = [];
   const sockets = new Set<import('node:net').Socket>();
 
@@ -143,7 +145,7 @@ export async function startFakeFurs(opts: { certPems?: string[]; certPem?: strin
       rec.answer.error = code;
       return reply({ Error: { ErrorCode: code, ErrorMessage: message } }, rec);
     };
-    if (mode === 'error') return refuse('S100', 'Sistemska napaka pri obdelavi sporočila');
+    if (mode === 'error') return refuse(error.code, error.message);
     // the certificate: serial (exact decimal) and subject_name must name one the fake knows
     const serial = String(header.serial ?? '');
     const cert = known.find((c) => BigInt(`0x${c.serialNumber}`).toString(10) === serial && c.subject.split('\n').join(',') === header.subject_name);
@@ -188,8 +190,9 @@ export async function startFakeFurs(opts: { certPems?: string[]; certPem?: strin
     url: `http://127.0.0.1:${port}${basePath}`,
     received,
     publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }) as string,
-    setMode(m) {
+    setMode(m, e) {
       mode = m;
+      if (e) error = e;
     },
     close() {
       for (const s of sockets) s.destroy();

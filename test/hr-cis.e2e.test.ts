@@ -147,13 +147,31 @@ test('Croatia: certificate, ZKI and JIR online, the CIS away and the JIR deliver
     assert.ok(refusals.some((r) => r.Event === 'FiscalRefusal' && r.Code === 's005' && r.FN === d.json.TraC.Fis.FN));
     assert.equal((await get(`${svc.url}/state`)).json.State.FiscalQueued, 0);
 
-    // training is not reported and carries no ZKI
+    // corrected set-up (here: any change of the base data): the refused receipt is sent again and answered
+    cis.setMode('ok');
+    assert.equal((await get(`${svc.url}/state`)).json.State.FiscalQueue.def.Refused, '1');
+    assert.equal((await post(`${svc.url}/cfg`, { Cfg: { ...CFG.Cfg, Loc: { ...CFG.Cfg.Loc, Nam: 'Trgovina Ilica 1' } } })).status, 200);
+    const resent = await until('the refused receipt sent again', async () => cis.received.find((r) => r.zki === d.json.TraC.Fis.ZKI && r.jir), 15_000);
+    assert.equal(resent.later, true);
+    await until('its JIR shown', async () => ((await get(`${svc.url}/find?fn=${encodeURIComponent(d.json.TraC.Fis.FN)}`)).json.Find.Records as Array<{ Fis?: { JIR?: string } }>).find((r) => r.Fis?.JIR === resent.jir), 10_000);
+    await until('no refused receipt left', async () => ((await get(`${svc.url}/state`)).json.State.FiscalQueue.def === undefined ? true : undefined), 10_000);
+
+    // every receipt reached the CIS with an answer exactly once
+    for (const zki of [fisA.ZKI, b.json.TraC.Fis.ZKI, c.json.TraC.Fis.ZKI, d.json.TraC.Fis.ZKI]) {
+      assert.equal(cis.received.filter((r) => r.zki === zki && r.jir).length, 1, `one JIR for ZKI ${zki}`);
+    }
+
+    // training is not reported and carries no ZKI; it takes no number of the invoice series
+    const tnBefore = Number(d.json.TraC.ESR.TN);
     cis.setMode('ok');
     const sent = cis.received.length;
     const training = await post(`${svc.url}/register`, sale({ Test: '1' }));
     assert.equal(training.status, 200, training.text);
     assert.equal(training.json.TraC.Fis.ZKI, undefined);
     assert.equal(cis.received.length, sent);
+    assert.doesNotMatch(training.json.TraC.ESR.TN, /^\d+$/);
+    const e = await post(`${svc.url}/register`, sale());
+    assert.equal(e.json.TraC.ESR.TN, String(tnBefore + 1), 'the next invoice number follows without a gap');
 
     // a Demo certificate on a register reporting to production: refused, nothing journaled
     assert.equal((await post(`${svc.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Url=${cis.url}` })).status, 200);
@@ -163,6 +181,32 @@ test('Croatia: certificate, ZKI and JIR online, the CIS away and the JIR deliver
     assert.equal(prod.json.TraC.Result.ErrorCode, '#FISCAL_CERTIFICATE');
     assert.match(prod.json.TraC.Result.UserMessage, /test certificate/);
     assert.ok(before.FiscalCertificate.def.Warning.some((w: string) => /test certificate/.test(w)));
+  } finally {
+    await svc.close();
+    await cis.close();
+  }
+});
+
+test('Croatia: a register made while the service runs, a slow CIS and a short retry pause: the receipt is sent once, the printed JIR is the journaled one', async () => {
+  const cis = await startFakeCis();
+  const svc = await startTestService({ dataDir: tempDir('efr-hr-race-'), env: { EFR_FISCAL_RETRY_MS: '200' } });
+  try {
+    assert.equal((await post(`${svc.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Test Fiscal_Url=${cis.url} Fiscal_Timeout=4000` })).status, 200);
+    const cert = makeDemoCertificate(OIB);
+    assert.equal((await post(`${svc.url}/cer/fiscal`, { fiscalCert: cert.p12.toString('base64'), password: cert.password })).status, 200);
+    // R2 is made now, after the start; the CIS takes 1.5 s, several looks at the queue meanwhile
+    cis.delayMs = 1500;
+    // the sale right after the register is made: the first look at R2's journal falls into the CIS's 1.5 s
+    assert.equal((await post(`${svc.url}/cfg?rn=R2`, CFG)).status, 200);
+    const a = await post(`${svc.url}/register?rn=R2`, sale());
+    assert.equal(a.status, 200, a.text);
+    assert.ok(a.json.TraC.Fis.JIR, a.text);
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal(cis.received.filter((r) => r.zki === a.json.TraC.Fis.ZKI).length, 1, 'sent once');
+    const found = (await get(`${svc.url}/find?rn=R2&fn=${encodeURIComponent(a.json.TraC.Fis.FN)}`)).json.Find.Records as Array<{ _: string; Fis?: { JIR?: string } }>;
+    assert.equal(found.find((r) => r._ === 'Tra')?.Fis?.JIR, a.json.TraC.Fis.JIR);
+    const answers = ((await get(`${svc.url}/find?rn=R2&_=log`)).json.Find.Records as Array<{ Event?: string }>).filter((r) => r.Event === 'FiscalAnswer');
+    assert.equal(answers.length, 1);
   } finally {
     await svc.close();
     await cis.close();

@@ -104,6 +104,24 @@ test('Slovenia: premise registered, ZOI and EOR online, FURS away and the EOR de
     const html = await get(`${svc.url}/render?fn=${encodeURIComponent(b.json.TraC.Fis.FN)}`);
     assert.ok(html.text.includes(later.answer.eor ?? 'none'), 'the rendered receipt shows the EOR');
     assert.equal((await get(`${svc.url}/last`)).json.TraC.Fis.EOR, later.answer.eor);
+
+    // FURS's own failure (S100) is no refusal: the receipt waits for a later delivery
+    furs.setMode('error');
+    const c = await post(`${svc.url}/register`, sale());
+    assert.equal(c.json.TraC.Result.ErrorCode, '#AUTHORITY_PENDING', c.text);
+    // a refusal: answered, journaled, sent again once the set-up changed
+    furs.setMode('error', { code: 'S005', message: 'Davčna številka ni veljavna' });
+    const refused = await post(`${svc.url}/register`, sale());
+    assert.equal(refused.json.TraC.Result.ErrorCode, '#AUTHORITY_REFUSED', refused.text);
+    assert.match(refused.json.TraC.Result.UserMessage, /S005/);
+    furs.setMode('ok');
+    await until('the S100 receipt delivered later', async () => furs.received.find((r) => (r.payload.InvoiceRequest as { Invoice?: { ProtectedID?: string } } | undefined)?.Invoice?.ProtectedID === c.json.TraC.Fis.ZOI && r.answer.eor), 15_000);
+    assert.equal((await post(`${svc.url}/cfg`, { Cfg: { ...CFG.Cfg, Trm: { TT: 'B1', SW: 'POS 2' } } })).status, 200);
+    await until('the refused receipt sent again', async () => furs.received.find((r) => (r.payload.InvoiceRequest as { Invoice?: { ProtectedID?: string } } | undefined)?.Invoice?.ProtectedID === refused.json.TraC.Fis.ZOI && r.answer.eor), 15_000);
+    // every receipt has exactly one EOR
+    for (const zoi of [fisA.ZOI, b.json.TraC.Fis.ZOI, c.json.TraC.Fis.ZOI, refused.json.TraC.Fis.ZOI]) {
+      assert.equal(furs.received.filter((r) => (r.payload.InvoiceRequest as { Invoice?: { ProtectedID?: string } } | undefined)?.Invoice?.ProtectedID === zoi && r.answer.eor).length, 1, `one EOR for ZOI ${zoi}`);
+    }
   } finally {
     await svc.close();
     await furs.close();

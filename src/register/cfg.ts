@@ -111,4 +111,6 @@ export async function saveCfg(ctx: ServiceContext, reg: Register, sent: Obj): Pr
  */
 export async function configChanged(ctx: ServiceContext, reg: Register): Promise<void> {
   await moduleFor(reg.state.cfg).configChanged?.(ctx, reg).catch(() => undefined);
+  // Croatia, Slovenia: receipts the tax authority refused are sent again once the set-up changed
+  await ctx.authority?.retryRefused(reg).catch(() => 0);
 }

@@ -247,7 +247,12 @@ interface Checked {
 /** Normalize, classify and validate (steps 2 to 4) against a register's state; no side effects on it. */
 function checkTransaction(ctx: ServiceContext, state: RegisterState, type: TransactionType, esrIn: Obj, now: Date): Checked {
   const module = moduleFor(state.cfg);
-  const norm = normalizeTra(esrIn, { now, letters: module.letters, assignTn: type === 'Tra', nextTn: (tl, tt, y) => nextTn(state, tl, tt, y) });
+  // Croatia, Slovenia: the automatic TN is the invoice number the authority sees, gapless; a record it does not
+  // see (training, non-fiscal, a Z) is numbered outside that series
+  const before = module.authority && type === 'Tra' ? classify(esrIn) : undefined;
+  const outside = before !== undefined && (!before.fiscal || before.flags.includes('test') || module.isTraining?.(esrIn) === true);
+  const next = (tl: string, tt: string, y: number): string => (outside ? `${before.kind.toUpperCase()}-${state.sq + 1}` : nextTn(state, tl, tt, y));
+  const norm = normalizeTra(esrIn, { now, letters: module.letters, assignTn: type === 'Tra', nextTn: next });
   const bc: BusinessCase = classify(norm.esr);
   if (!bc.flags.includes('test') && module.isTraining?.(norm.esr)) bc.flags.push('test');
   checkRules(norm.esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type !== 'Tra' });

@@ -133,6 +133,11 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     ...(options.onRestart ? { onRestart: options.onRestart } : {}),
   });
   ctx.control = control;
+  // Croatia, Slovenia: receipts the tax authority has not answered yet are delivered later (issue 14); ready
+  // before the first request, so that every receipt is sent online and nothing sealed escapes the start scan
+  const authority = new AuthorityDelivery(ctx, deliveryOptionsOf(env), logger);
+  ctx.authority = authority;
+  await authority.start();
   const app = buildApp(ctx, logger);
   // journaled before the first request can be (France's JET: the start comes first)
   await serviceEvent(ctx, 'start', logger);
@@ -168,10 +173,6 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const events = new EventReporter(ctx, eventReporterOptionsOf(env), logger);
   ctx.events = events;
   events.start();
-  // Croatia, Slovenia: receipts the tax authority has not answered yet are delivered later (issue 14)
-  const authority = new AuthorityDelivery(ctx, deliveryOptionsOf(env), logger);
-  ctx.authority = authority;
-  await authority.start();
   const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
   daily.unref();
   let closed = false;

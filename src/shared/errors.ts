@@ -475,10 +475,10 @@ const defs = {
   '#AUTHORITY_REFUSED': {
     rc: 'OK', status: 200,
     msg: {
-      en: 'The tax authority ({authority}) refused the receipt: {detail}. It is journaled with its {code}; correct the set-up (certificate, tax number, premise) and report it again with the authority',
-      de: 'Die Steuerbehörde ({authority}) hat den Beleg abgelehnt: {detail}. Er ist mit seinem {code} im Journal; bitte die Einrichtung (Zertifikat, Steuernummer, Geschäftsraum) korrigieren und ihn erneut melden',
-      fr: 'L\'administration fiscale ({authority}) a refusé le ticket : {detail}. Il est journalisé avec son {code} ; corrigez la configuration (certificat, numéro fiscal, local) et déclarez-le à nouveau',
-      nl: 'De belastingdienst ({authority}) heeft het bonnetje geweigerd: {detail}. Het staat met zijn {code} in het journaal; corrigeer de instelling (certificaat, fiscaal nummer, vestiging) en meld het opnieuw',
+      en: 'The tax authority ({authority}) refused the receipt: {detail}. It is journaled with its {code}; correct the set-up (certificate, tax number, premise, base data): the receipt is then sent again by itself',
+      de: 'Die Steuerbehörde ({authority}) hat den Beleg abgelehnt: {detail}. Er ist mit seinem {code} im Journal; bitte die Einrichtung (Zertifikat, Steuernummer, Geschäftsraum, Stammdaten) korrigieren: danach wird er von selbst erneut gesendet',
+      fr: 'L\'administration fiscale ({authority}) a refusé le ticket : {detail}. Il est journalisé avec son {code} ; corrigez la configuration (certificat, numéro fiscal, local, données de base) : il sera ensuite renvoyé automatiquement',
+      nl: 'De belastingdienst ({authority}) heeft het bonnetje geweigerd: {detail}. Het staat met zijn {code} in het journaal; corrigeer de instelling (certificaat, fiscaal nummer, vestiging, basisgegevens): daarna wordt het vanzelf opnieuw verzonden',
     },
   },
   '#NO_PRINTER': {

@@ -6,7 +6,7 @@
  * register without a certificate of its own uses the one of `def`.
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FiscalError } from '../../shared/errors.js';
 import { writeFileAtomic } from '../../shared/files.js';
@@ -86,20 +86,34 @@ export function storeFiscalCertificate(dataDir: string, rn: string, data: Buffer
   return read;
 }
 
-/** A dropped-in `<RN>.p12` is taken over into the sealed form once (the file itself stays, protected by its password). */
+function mtimeOf(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A dropped-in `<RN>.p12` is taken over into the sealed form when it is newer than the stored key (the file
+ * itself stays, protected by its password): a renewed certificate is placed the same way.
+ */
 function importDropIn(dataDir: string, rn: string, env: NodeJS.ProcessEnv): void {
   const files = filesOf(dataDir, rn);
-  if (!existsSync(files.dropIn) || existsSync(files.key)) return;
+  const dropped = mtimeOf(files.dropIn);
+  if (dropped === 0 || dropped <= mtimeOf(files.key)) return;
   storeFiscalCertificate(dataDir, rn, readFileSync(files.dropIn), env[FISCAL_CERT_PASSWORD_ENV]);
 }
 
-const cache = new Map<string, AuthorityCertificate | null>();
+const cache = new Map<string, { cert: AuthorityCertificate | null; dropIn: number }>();
 
 /** The register's own stored certificate, without falling back to def; null when it has none. */
 function ownCertificate(dataDir: string, rn: string, env: NodeJS.ProcessEnv): AuthorityCertificate | null {
   const key = `${dataDir}\n${rn}`;
   const known = cache.get(key);
-  if (known !== undefined) return known;
+  // one stat per use: a file dropped in meanwhile is taken over without a restart
+  const dropIn = mtimeOf(filesOf(dataDir, rn).dropIn);
+  if (known !== undefined && known.dropIn === dropIn) return known.cert;
   importDropIn(dataDir, rn, env);
   const files = filesOf(dataDir, rn);
   let found: AuthorityCertificate | null = null;
@@ -110,7 +124,7 @@ function ownCertificate(dataDir: string, rn: string, env: NodeJS.ProcessEnv): Au
     const chain = (pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? []).map((c) => new X509Certificate(c));
     found = describe(keyPem, chain);
   }
-  cache.set(key, found);
+  cache.set(key, { cert: found, dropIn });
   return found;
 }
 

@@ -43,7 +43,7 @@ async function receiptByFn(ctx: ServiceContext, reg: Register, fn: string): Prom
 }
 
 /** The register's Cfg as of SQ `sq`: the last Cfg record before it, else the current one. */
-async function cfgAt(ctx: ServiceContext, reg: Register, sq: number | undefined): Promise<Obj> {
+export async function cfgAt(ctx: ServiceContext, reg: Register, sq: number | undefined): Promise<Obj> {
   if (sq !== undefined) {
     for await (const r of ctx.store.find(reg.state.rid, { type: 'Cfg', sort: 'desc', afterSq: sq }, 1)) {
       const cfg = (JSON.parse(r.data) as Obj).Cfg;

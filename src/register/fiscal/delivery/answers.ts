@@ -73,7 +73,8 @@ export function answerOfRecord(port: AuthorityPort, data: Obj): AuthorityAnswer 
 export async function findAnswer(ctx: ServiceContext, reg: Register, port: AuthorityPort, rsq: number): Promise<AuthorityAnswer | undefined> {
   const records: JournalRecord[] = await ctx.store.byRef(reg.state.rid, answerRef(rsq));
   const answers = records.filter((r) => r.type === 'log').map((r) => answerOfRecord(port, JSON.parse(r.data) as Obj)).filter((a): a is AuthorityAnswer => a !== undefined && a.rsq === rsq);
-  return answers.find((a) => a.id !== undefined) ?? answers[answers.length - 1];
+  // the online answer is the one printed for the customer; else the first id that arrived later
+  return answers.find((a) => a.id !== undefined && !a.later) ?? answers.find((a) => a.id !== undefined) ?? answers[answers.length - 1];
 }
 
 /** A receipt's Fis with the authority's answer in it: the id (and what the country prints with it), or the refusal. */

@@ -19,6 +19,7 @@ import type { Sealed } from '../../respond.js';
 import type { AuthorityPort, DeliveryResult } from '../authority.js';
 import { fiscalCertificate } from '../certificate-store.js';
 import { answerOfRecord, authorityOf, fisWithAnswer, journalAnswer } from './answers.js';
+import { cfgAt } from '../../render/receipt-source.js';
 
 /** Fiscal_Timeout when the profile does not set it: how long the POS waits for the authority's id. */
 export const DEFAULT_FISCAL_TIMEOUT_MS = 3000;
@@ -78,6 +79,8 @@ export class AuthorityDelivery {
   /** per RN: the head SQ when the queue was last looked at (the cursor never passes a receipt not yet handed to online()) */
   private readonly seenHead = new Map<string, number>();
   private readonly cursors = new Map<string, number>();
+  /** SQs of receipts the authority refused, per RN (also in the journal settings) */
+  private readonly refused = new Map<string, Set<number>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private closed = false;
@@ -96,7 +99,9 @@ export class AuthorityDelivery {
   /** Finds the receipts of every authority register that have no answer yet, then looks at the queue regularly. */
   async start(): Promise<void> {
     for (const reg of this.ctx.registers.list()) {
-      if (authorityOf(reg)) await this.scan(reg);
+      if (!authorityOf(reg)) continue;
+      await this.scan(reg);
+      await this.refusedOf(reg.state.rn);
     }
     this.timer = setInterval(() => {
       if (!this.ticking) this.ticking = this.tick().finally(() => (this.ticking = undefined));
@@ -130,7 +135,8 @@ export class AuthorityDelivery {
       }
     }
     const queue = this.queueOf(rn);
-    for (const w of unanswered.values()) if (!queue.has(w.sq)) queue.set(w.sq, w);
+    // a receipt being sent online right now, or sealed and not yet committed, is not waiting
+    for (const w of unanswered.values()) if (!queue.has(w.sq) && !this.isSending(rn, w.sq) && !reg.pending.has(w.sq)) queue.set(w.sq, w);
     this.seenHead.set(rn, head);
     if (unanswered.size > 0) this.log?.warn({ type: 'FISCAL', rn, authority: port.name, waiting: unanswered.size }, `receipts without an answer of ${port.name}: delivered later`);
   }
@@ -144,6 +150,10 @@ export class AuthorityDelivery {
     return q;
   }
 
+  private isSending(rn: string, sq: number): boolean {
+    return this.sending.get(rn)?.has(sq) === true;
+  }
+
   private mark(rn: string, sq: number, on: boolean): void {
     let s = this.sending.get(rn);
     if (!s) {
@@ -155,7 +165,7 @@ export class AuthorityDelivery {
   }
 
   /** One delivery, bounded by `ms`; throws on a network failure, a timeout or an unreadable answer. */
-  private async send(reg: Register, port: AuthorityPort, data: Obj, later: boolean, ms: number): Promise<DeliveryResult> {
+  private async send(reg: Register, port: AuthorityPort, data: Obj, later: boolean, ms: number, cfg: Obj = reg.state.cfg): Promise<DeliveryResult> {
     const rn = reg.state.rn;
     const certificate = fiscalCertificate(this.ctx.dataDir, rn);
     if (!certificate) throw new Error('no fiscal certificate is installed');
@@ -163,7 +173,7 @@ export class AuthorityDelivery {
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${ms} ms`)), ms);
     try {
       const attributes = this.ctx.profiles.settings(rn).raw;
-      const sent = port.deliver({ rn, data, cfg: reg.state.cfg, attributes, certificate, later, signal: controller.signal, now: this.ctx.clock.now() });
+      const sent = port.deliver({ rn, data, cfg, attributes, certificate, later, signal: controller.signal, now: this.ctx.clock.now() });
       // a port that does not honour the signal still ends here
       const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason instanceof Error ? controller.signal.reason : new Error('timeout')), { once: true }));
       return await Promise.race([sent, aborted]);
@@ -199,10 +209,13 @@ export class AuthorityDelivery {
       try {
         await journalAnswer(this.ctx, reg, port, { rsq: sq, fn }, result, false);
       } catch (e) {
-        // the answer could not be journaled (disk full): the receipt is delivered again later
+        // the answer could not be journaled (disk full): the receipt is delivered again later, and the POS does
+        // not print an id the journal does not have
         this.queueOf(rn).set(sq, { sq, fn, since: str(data, 'TS') ?? '', attempts: 1, nextAt: Date.now() + (this.pauses[0] ?? 5000), lastError: `answer not journaled: ${messageOf(e)}` });
         this.log?.error({ type: 'FISCAL', rn, sq, err: e }, `the answer of ${port.name} could not be journaled`);
+        return { errorCode: '#AUTHORITY_PENDING', params: { authority: port.name, code: codeName, id: port.idName } };
       }
+      await this.noteRefused(reg, sq, !result.ok);
       if (result.ok) return { fis: port.withId(fis, result.id, data) };
       this.log?.warn({ type: 'FISCAL', rn, sq, fn, authority: port.name, code: result.code, message: result.message }, `${port.name} refused receipt ${fn}`);
       return { fis: fisWithAnswer(port, data, fis, { rsq: sq, code: result.code, message: result.message, later: false, ts: '' }), errorCode: '#AUTHORITY_REFUSED', params: { authority: port.name, code: codeName, detail: `${result.code} ${result.message}` } };
@@ -237,13 +250,16 @@ export class AuthorityDelivery {
       queue.delete(w.sq);
       return;
     }
+    if (this.isSending(rn, w.sq)) return;
     const data = JSON.parse(record.data) as Obj;
     this.mark(rn, w.sq, true);
     try {
       const ms = Math.max(LATER_TIMEOUT_MS, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw));
-      const result = await this.send(reg, port, data, true, ms);
+      // the company data in force when the receipt was issued (a changed tax number would not match its ZKI/ZOI)
+      const result = await this.send(reg, port, data, true, ms, await cfgAt(this.ctx, reg, w.sq));
       await journalAnswer(this.ctx, reg, port, { rsq: w.sq, fn: w.fn }, result, true);
       queue.delete(w.sq);
+      await this.noteRefused(reg, w.sq, !result.ok);
       if (result.ok) this.log?.info({ type: 'FISCAL', rn, sq: w.sq, fn: w.fn, authority: port.name, [port.idName]: result.id }, `receipt ${w.fn} delivered later to ${port.name}`);
       else this.log?.warn({ type: 'FISCAL', rn, sq: w.sq, fn: w.fn, code: result.code, message: result.message }, `${port.name} refused receipt ${w.fn} delivered later`);
     } catch (e) {
@@ -258,7 +274,10 @@ export class AuthorityDelivery {
   /** Moves a register's cursor to just before its oldest receipt without an answer, at most to the head seen a tick ago. */
   private async moveCursor(reg: Register): Promise<void> {
     const rn = reg.state.rn;
-    const open = [...this.queueOf(rn).keys(), ...(this.sending.get(rn) ?? [])];
+    // several processes on one journal: each knows only its own receipts, so none may move the shared cursor
+    if (this.ctx.store.shared) return;
+    // waiting, being sent, or sealed and not yet committed (then handed to online() without a pause)
+    const open = [...this.queueOf(rn).keys(), ...(this.sending.get(rn) ?? []), ...reg.pending.keys()];
     const lastHead = this.seenHead.get(rn) ?? 0;
     this.seenHead.set(rn, reg.state.sq);
     const target = open.length > 0 ? Math.min(Math.min(...open) - 1, lastHead) : lastHead;
@@ -268,17 +287,63 @@ export class AuthorityDelivery {
     }
   }
 
+  /** Keeps the SQs of refused receipts (journal setting `authority:refused:<RN>`): sent again after the set-up changed. */
+  private async noteRefused(reg: Register, sq: number, refused: boolean): Promise<void> {
+    const rn = reg.state.rn;
+    const set = await this.refusedOf(rn);
+    if (refused === set.has(sq)) return;
+    if (refused) set.add(sq);
+    else set.delete(sq);
+    await this.ctx.store.putSetting(`authority:refused:${rn}`, JSON.stringify([...set].sort((a, b) => a - b)));
+  }
+
+  private async refusedOf(rn: string): Promise<Set<number>> {
+    let set = this.refused.get(rn);
+    if (!set) {
+      const text = await this.ctx.store.getSetting(`authority:refused:${rn}`);
+      let list: unknown = [];
+      try {
+        list = text ? JSON.parse(text) : [];
+      } catch {
+        list = [];
+      }
+      set = new Set(Array.isArray(list) ? list.filter((n): n is number => Number.isSafeInteger(n)) : []);
+      this.refused.set(rn, set);
+    }
+    return set;
+  }
+
+  /**
+   * The register's set-up changed (certificate, base data, profile): the receipts the authority refused are
+   * sent again (with the subsequent-delivery mark) at the next look at the queue.
+   */
+  async retryRefused(reg: Register): Promise<number> {
+    if (!authorityOf(reg)) return 0;
+    const rn = reg.state.rn;
+    const queue = this.queueOf(rn);
+    let n = 0;
+    for (const sq of await this.refusedOf(rn)) {
+      if (queue.has(sq) || this.isSending(rn, sq)) continue;
+      const record = await this.ctx.registers.record(reg, sq);
+      const fis = record ? (JSON.parse(record.data) as Obj).Fis : undefined;
+      queue.set(sq, { sq, fn: isObj(fis) ? (str(fis, 'FN') ?? '') : '', since: record?.d ?? '', attempts: 0, nextAt: 0, lastError: 'refused before; sent again after a change of the set-up' });
+      n += 1;
+    }
+    return n;
+  }
+
   /** The queue as /state shows it: per register the waiting receipts, the oldest, the last failure. */
   status(): { queued: number; registers: Obj } {
     let queued = 0;
     const registers: Obj = {};
+    for (const [rn, set] of this.refused) if (set.size > 0) registers[rn] = { Refused: String(set.size) };
     for (const [rn, q] of this.waiting) {
       if (q.size === 0) continue;
       queued += q.size;
       const list = [...q.values()].sort((a, b) => a.sq - b.sq);
       const first = list[0];
       const lastError = list.map((w) => w.lastError).filter((e): e is string => e !== undefined).pop();
-      registers[rn] = { Queued: String(q.size), OldestFN: first?.fn ?? '', OldestD: first?.since ?? '', ...(lastError ? { LastError: lastError } : {}) };
+      registers[rn] = { ...(isObj(registers[rn]) ? registers[rn] : {}), Queued: String(q.size), OldestFN: first?.fn ?? '', OldestD: first?.since ?? '', ...(lastError ? { LastError: lastError } : {}) };
     }
     return { queued, registers };
   }

@@ -1,10 +1,12 @@
 /**
  * Sends one SOAP request to the CIS and returns the answer's text. HTTPS with the fiscal certificate as the TLS
- * client certificate (undici Agent), plain HTTP only for a Fiscal_Url on this machine (the tests' fake CIS).
+ * client certificate (undici Agent), plain HTTP only for a Fiscal_Url on this machine (the tests' fake CIS;
+ * authority-url.ts).
  * The CIS answers errors with HTTP 500 and a RacunOdgovor, so the body is read whatever the status; a body that
  * is not XML, a network failure or the abort signal throws.
  */
 import { Agent, fetch } from 'undici';
+import { checkAuthorityUrl } from '../authority-url.js';
 import type { AuthorityCertificate } from '../authority.js';
 import { SOAP_ACTION_RACUNI } from './request-xml.js';
 
@@ -12,7 +14,7 @@ const agents = new Map<string, Agent>();
 
 /** One keep-alive agent per certificate (its serial number and key), so TLS sessions are reused. */
 function agentFor(cert: AuthorityCertificate): Agent {
-  const key = `${cert.serial}\n${cert.keyPem.length}`;
+  const key = `${cert.issuer}\n${cert.serial}\n${cert.keyPem.length}`;
   let agent = agents.get(key);
   if (!agent) {
     agent = new Agent({ connect: { key: cert.keyPem, cert: cert.certPem } });
@@ -22,7 +24,7 @@ function agentFor(cert: AuthorityCertificate): Agent {
 }
 
 export async function postToCis(url: string, xml: string, cert: AuthorityCertificate, signal: AbortSignal): Promise<string> {
-  const https = url.toLowerCase().startsWith('https:');
+  const https = checkAuthorityUrl(url).protocol === 'https:';
   const res = await fetch(url, {
     method: 'POST',
     body: xml,

@@ -5,6 +5,7 @@
  * attribute Fiscal_Url replaces the base, Fiscal_Test (any value but 0/false/no) selects the test system. FURS authenticates the client
  * by TLS with the fiscal certificate (two-way TLS).
  */
+import { checkAuthorityUrl } from '../authority-url.js';
 import { readFileSync } from 'node:fs';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { AuthorityCertificate } from '../authority.js';
@@ -51,7 +52,7 @@ export async function closeFursAgents(): Promise<void> {
  * token too); rejects on a network failure or when the signal aborts.
  */
 export async function postJson(url: string, body: string, cert: AuthorityCertificate, attributes: ReadonlyMap<string, string>, signal: AbortSignal): Promise<{ status: number; text: string }> {
-  const dispatcher: Dispatcher | undefined = url.startsWith('https:') ? agentOf(cert, attributes.get('fiscal_tlsca')) : undefined;
+  const dispatcher: Dispatcher | undefined = checkAuthorityUrl(url).protocol === 'https:' ? agentOf(cert, attributes.get('fiscal_tlsca')) : undefined;
   const res = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json; charset=UTF-8' },

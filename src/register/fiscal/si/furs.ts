@@ -4,6 +4,7 @@
  * with its signing certificate when the profile attribute Fiscal_AuthorityCert names that PEM file; else
  * they are decoded only (docs/countries/si.md).
  */
+import { FiscalError } from '../../../shared/errors.js';
 import { readFileSync } from 'node:fs';
 import { type Obj, isObj, str } from '../../codec/index.js';
 import type { AuthorityPort, DeliveryInput, DeliveryResult } from '../authority.js';
@@ -42,7 +43,14 @@ export class FursAuthority implements AuthorityPort {
   }
 
   async deliver(input: DeliveryInput): Promise<DeliveryResult> {
-    const request = invoiceRequest({ data: input.data, cfg: input.cfg, later: input.later, now: input.now });
+    let request;
+    try {
+      request = invoiceRequest({ data: input.data, cfg: input.cfg, later: input.later, now: input.now });
+    } catch (e) {
+      // the receipt cannot be mapped (a tax number missing from the base data): a refusal of our own, sent again after a change
+      if (e instanceof FiscalError) return { ok: false, code: e.code, message: e.message };
+      throw e;
+    }
     const jws = signFursJws(jsonText(request), input.certificate);
     const answer = await postJson(invoiceUrl(endpointOf(input.attributes)), tokenBody(jws), input.certificate, input.attributes, input.signal);
     return parseFursAnswer(answer.text, verifyKeyOf(input.attributes));

@@ -91,7 +91,12 @@ export function parseFursAnswer(text: string, verifyKey?: KeyObject | string): D
   const answer = record(payload?.InvoiceResponse) ?? record(payload?.BusinessPremiseResponse);
   if (!answer) throw new Error('the FURS answer has neither InvoiceResponse nor BusinessPremiseResponse');
   const error = record(answer.Error);
-  if (error) return { ok: false, code: String(error.ErrorCode ?? ''), message: String(error.ErrorMessage ?? '') };
+  if (error) {
+    const code = String(error.ErrorCode ?? '');
+    // S100 "Sistemska napaka": FURS's own failure, not the request's; the receipt is sent again later
+    if (/^S1\d\d$/i.test(code)) throw new Error(`FURS system error ${code}: ${String(error.ErrorMessage ?? '')}`);
+    return { ok: false, code, message: String(error.ErrorMessage ?? '') };
+  }
   const id = answer.UniqueInvoiceID;
   if (typeof id === 'string' && id) return { ok: true, id };
   // a business premise registration answers with its header only

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type pino from 'pino';
 import { FiscalError } from '../../../shared/errors.js';
-import { type Obj, obj, str } from '../../codec/index.js';
+import { type Obj, isObj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import { appendRecord } from '../../pipeline.js';
@@ -22,8 +22,17 @@ import { registerPremise } from './premise.js';
 /** A premise registration waits this long at least (no POS waits for it). */
 const PREMISE_TIMEOUT_MS = 15_000;
 
-function digestOf(loc: Obj, attributes: ReadonlyMap<string, string>): string {
-  return createHash('sha256').update(JSON.stringify([loc, attributes.get('fiscal_softwaresupplier') ?? '', attributes.get('fiscal_url') ?? '', attributes.get('fiscal_test') ?? ''])).digest('hex');
+/** What FURS was told of a premise: its Loc, the company's tax number, the certificate, the system and the supplier. */
+function digestOf(loc: Obj, cfg: Obj, serial: string, attributes: ReadonlyMap<string, string>): string {
+  const taxId = str(obj(cfg, 'Cmp') ?? {}, 'TaxId') ?? '';
+  return createHash('sha256').update(JSON.stringify([loc, taxId, serial, attributes.get('fiscal_softwaresupplier') ?? '', attributes.get('fiscal_url') ?? '', attributes.get('fiscal_test') ?? ''])).digest('hex');
+}
+
+/** The premises of the configuration: Cfg.Loc, or each entry of a Loc array. */
+function locationsOf(cfg: Obj): Obj[] {
+  const loc = cfg.Loc;
+  if (Array.isArray(loc)) return loc.filter((l): l is Obj => isObj(l));
+  return isObj(loc) ? [loc] : [];
 }
 
 async function journalOutcome(ctx: ServiceContext, reg: Register, tl: string, outcome: Obj): Promise<void> {
@@ -31,17 +40,21 @@ async function journalOutcome(ctx: ServiceContext, reg: Register, tl: string, ou
   await appendRecord(ctx, reg, { type: 'log', data: { TS: d, Event: 'FiscalPremise', TL: tl, Authority: 'FURS', ...outcome }, index: { d } }, undefined, true);
 }
 
-/** Registers the premise of the register's Cfg.Loc with FURS when it is not registered with these data yet. */
+/** Registers every premise of the register's Cfg.Loc with FURS that is not registered with these data yet. */
 export async function registerPremiseIfChanged(ctx: ServiceContext, reg: Register, log?: pino.Logger): Promise<void> {
-  const loc = obj(reg.state.cfg, 'Loc');
-  const tl = loc ? str(loc, 'TL') : undefined;
-  if (!loc || !tl) return;
+  for (const loc of locationsOf(reg.state.cfg)) {
+    const tl = str(loc, 'TL');
+    if (tl) await registerOne(ctx, reg, loc, tl, log);
+  }
+}
+
+async function registerOne(ctx: ServiceContext, reg: Register, loc: Obj, tl: string, log?: pino.Logger): Promise<void> {
   const rn = reg.state.rn;
   const attributes = ctx.profiles.settings(rn).raw;
   const certificate = fiscalCertificate(ctx.dataDir, rn);
   if (!certificate) return;
   const key = `si:premise:${rn}:${tl}`;
-  const digest = digestOf(loc, attributes);
+  const digest = digestOf(loc, reg.state.cfg, certificate.serial, attributes);
   if ((await ctx.store.getSetting(key)) === digest) return;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer in time')), Math.max(PREMISE_TIMEOUT_MS, fiscalTimeoutOf(attributes)));
