@@ -9,6 +9,7 @@ import { FrModule } from './fr/index.js';
 import { PtModule } from './pt/index.js';
 import { HrModule } from './hr/index.js';
 import { SiModule } from './si/index.js';
+import { NoModule } from './no/index.js';
 import type { FiscalModule } from './module.js';
 import { taxLettersFor } from './tax-letters.js';
 
@@ -23,6 +24,7 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   ES: () => new EsModule(),
   HR: () => new HrModule(),
   SI: () => new SiModule(),
+  NO: () => new NoModule(),
 };
 
 export function countryOf(cfg: Obj): string {

@@ -20,11 +20,14 @@ export { HR_LETTERS } from './hr/letters.js';
 export { SI_LETTERS } from './si/letters.js';
 import { HR_LETTERS } from './hr/letters.js';
 import { SI_LETTERS } from './si/letters.js';
+/** Norway: general, food, transport and accommodation, zero-rated (docs/countries/no.md). */
+export { NO_LETTERS } from './no/letters.js';
+import { NO_LETTERS } from './no/letters.js';
 
 /** No country configured: the Austrian letters, the first country this service supports. */
 export const GENERIC_LETTERS: TaxLetters = AT_LETTERS;
 
-const BY_COUNTRY: Readonly<Record<string, TaxLetters>> = { AT: AT_LETTERS, DE: DE_LETTERS, FR: FR_LETTERS, PT: PT_LETTERS, ES: ES_LETTERS, HR: HR_LETTERS, SI: SI_LETTERS };
+const BY_COUNTRY: Readonly<Record<string, TaxLetters>> = { AT: AT_LETTERS, DE: DE_LETTERS, FR: FR_LETTERS, PT: PT_LETTERS, ES: ES_LETTERS, HR: HR_LETTERS, SI: SI_LETTERS, NO: NO_LETTERS };
 
 export function taxLettersFor(country: string | undefined): TaxLetters {
   return (country && BY_COUNTRY[country.toUpperCase()]) || GENERIC_LETTERS;

@@ -4,6 +4,7 @@ import { describeTseReport, readTar, verifyTse } from './de/verify-tse.js';
 import { verifyExportFile as verifyFr } from './fr/verify.js';
 import { verifyExportFile as verifyPt } from './pt/verify.js';
 import { verifyExportFile as verifyEs } from './es/verify.js';
+import { verifyExportFile as verifyNo } from './no/verify.js';
 
 /** What a verifier found: ok, and a text naming the first broken record when not. */
 export interface VerifyOutcome {
@@ -35,4 +36,5 @@ export const VERIFIERS: Readonly<Record<string, CountryVerifier>> = {
   fr: { file: 'export.xml or jou.zip (GET /export?type=nf525-export or nf525-jou)', verify: verifyFr },
   pt: { file: 'export.zip or the SAF-T PT XML (GET /export?type=saft)', verify: verifyPt },
   es: { file: 'export.zip (GET /export?type=verifactu)', verify: verifyEs },
+  no: { file: 'export.zip or the SAF-T Cash Register XML (GET /export?type=saft)', verify: verifyNo },
 };
