@@ -334,10 +334,12 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
   await moduleFor(reg.state.cfg).prepare?.({ dataDir: ctx.dataDir, state: reg.state, attributes: settings.raw, esr: esrIn });
   const day = (dIn ?? formatLocalDateTime(ctx.clock.now())).slice(0, 10);
   const closingAsked = type === 'Tra' && str(esrIn, 'NFS')?.toUpperCase() === 'Z' && str(esrIn, 'Test') !== '1';
+  // an X report: the day's figures so far, as a Z would have them, without closing the day
+  const xAsked = type === 'Tra' && str(esrIn, 'NFS')?.toUpperCase() === 'X' && str(esrIn, 'Test') !== '1';
   // Fiscal_ZLaunch: the first transaction of a new date is preceded by a Z of the day before
   const zLaunch = type === 'Tra' && !closingAsked && settings.raw.has('fiscal_zlaunch') && reg.state.zCount > 0 && reg.state.zLastD.slice(0, 10) !== day;
   let day0: Closing | undefined;
-  if (closingAsked || zLaunch) {
+  if (closingAsked || xAsked || zLaunch) {
     day0 = await openClosing(ctx, reg);
     // another transaction of the new day may have made the Z while this one waited for the lock
     if (zLaunch && !(reg.state.zCount > 0 && reg.state.zLastD.slice(0, 10) !== day)) {
@@ -392,7 +394,7 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
     try {
       const checked = checkTransaction(ctx, reg.state, type, esrIn, now);
       refs?.check(checked.esr, checked.bc);
-      submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked ? day0?.acc : undefined, onSeal);
+      submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked || xAsked ? day0?.acc : undefined, onSeal);
     } finally {
       // the automatic receipts are on their way whatever happens to the transaction
       for (const a of automatic) await a.done.catch(() => undefined);
@@ -513,6 +515,10 @@ function sealTra(ctx: ServiceContext, reg: Register, type: TransactionType, chec
     const original = refs?.original ? { original: JSON.parse(refs.original.data) as Obj } : {};
     const reprints = refs?.reprints !== undefined ? { reprints: refs.reprints } : {};
     const fis = module.fiscalize({ rn: state.rn, sq, prevHash, now, type, esr, bc, state, signer: ctx.signer, dataDir: ctx.dataDir, attributes: ctx.profiles.settings(state.rn).raw, tnGenerated, ...original, ...reprints });
+    if (type === 'Tra' && bc.kind === 'xreport' && !bc.flags.includes('test') && day !== undefined) {
+      // the X report: the figures of the Z that would close the day now; nothing is reset
+      fis.X = closeZ(day, { zi: state.zi + 1, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: day.lastD || undefined, fisUnitId: ctx.signer.keyId }).fisZ;
+    }
     if (closing) {
       state.zi += 1;
       const { z, fisZ } = closeZ(day, { zi: state.zi, now: formatLocalDateTime(now), lastSq: sq - 1, lastD: day.lastD || undefined, fisUnitId: ctx.signer.keyId });

@@ -87,7 +87,7 @@ function ownIdentity(ctx: ServiceContext, rn: string): { tl: string; tt: string 
 }
 
 /** Business cases that are not sales: they are not voided (a reprint, a Z, a login...). */
-const NOT_VOIDABLE = new Set(['nonfiscal', 'closing', 'training', 'payment', 'login', 'logout', 'payin', 'payout', 'reprint']);
+const NOT_VOIDABLE = new Set(['nonfiscal', 'closing', 'training', 'payment', 'login', 'logout', 'payin', 'payout', 'reprint', 'xreport']);
 
 function refuseNonFiscal(esr: Obj, where: string): void {
   if (str(esr, 'NF') || str(esr, 'NFS')) {

@@ -146,11 +146,11 @@ export const DRAWER_PAYG: ReadonlySet<string> = new Set(['cash', 'change', 'fore
 
 const KINDS: ReadonlySet<string> = new Set<BusinessKind>([
   'sale', 'return', 'void', 'invoice', 'voucher', 'deposit', 'tip', 'nonfiscal',
-  'closing', 'training', 'payment', 'login', 'logout', 'payin', 'payout', 'reprint',
+  'closing', 'training', 'payment', 'login', 'logout', 'payin', 'payout', 'reprint', 'xreport',
 ]);
 
 /** Output order of ZFisTraA; other descriptions follow in code-point order. */
-const TRA_ORDER = ['sale', 'return', 'void', 'invoice', 'voucher', 'deposit', 'tip', 'lineVoid', 'payin', 'payout', 'payment', 'login', 'logout', 'training', 'nonfiscal', 'reprint', 'closing', 'test'];
+const TRA_ORDER = ['sale', 'return', 'void', 'invoice', 'voucher', 'deposit', 'tip', 'lineVoid', 'payin', 'payout', 'payment', 'login', 'logout', 'training', 'nonfiscal', 'reprint', 'xreport', 'closing', 'test'];
 
 export type ZRole = 'turnover' | 'movement' | 'login' | 'logout' | 'closing' | 'test' | 'other';
 

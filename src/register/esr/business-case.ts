@@ -8,7 +8,7 @@ import { isPos } from './tax.js';
 
 export type BusinessKind =
   | 'sale' | 'return' | 'void' | 'invoice' | 'voucher' | 'deposit' | 'tip' | 'nonfiscal'
-  | 'closing' | 'training' | 'payment' | 'login' | 'logout' | 'payin' | 'payout' | 'reprint';
+  | 'closing' | 'training' | 'payment' | 'login' | 'logout' | 'payin' | 'payout' | 'reprint' | 'xreport';
 
 export interface BusinessCase {
   kind: BusinessKind;
@@ -20,7 +20,7 @@ export interface BusinessCase {
 
 const NFS_KIND: Readonly<Record<string, BusinessKind>> = {
   Z: 'closing', TRAINING: 'training', PAY: 'payment', LOGIN: 'login', LOGOUT: 'logout',
-  PAYIN: 'payin', PAYOUT: 'payout', DUP: 'reprint',
+  PAYIN: 'payin', PAYOUT: 'payout', DUP: 'reprint', X: 'xreport',
 };
 
 const PTY_FLAG: Readonly<Record<string, string>> = { Vou: 'voucher', Dep: 'deposit', Tip: 'tip', Adv: 'advance', FoC: 'foc' };

@@ -106,7 +106,7 @@ export interface ReceiptView {
 
 const TITLE_OF_KIND: Readonly<Record<string, keyof ReceiptLabels>> = {
   return: 'return', void: 'void', invoice: 'invoice', closing: 'closing', nonfiscal: 'nonfiscal', training: 'nonfiscal',
-  payment: 'nonfiscal', login: 'nonfiscal', logout: 'nonfiscal', payin: 'nonfiscal', payout: 'nonfiscal', reprint: 'receipt',
+  payment: 'nonfiscal', login: 'nonfiscal', logout: 'nonfiscal', payin: 'nonfiscal', payout: 'nonfiscal', reprint: 'receipt', xreport: 'nonfiscal',
 };
 
 class Formatter {
