@@ -394,7 +394,9 @@ async function registerHeld(ctx: ServiceContext, reg: Register, type: Transactio
     try {
       const checked = checkTransaction(ctx, reg.state, type, esrIn, now);
       refs?.check(checked.esr, checked.bc);
-      submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked || xAsked ? day0?.acc : undefined, onSeal);
+      // an X right after the automatic Z of a new day (Fiscal_ZLaunch) reports the new day: nothing yet
+      const dayAcc = xAsked && zLaunch ? emptyZ() : day0?.acc;
+      submitted = sealTra(ctx, reg, type, checked, now, { ch, rh }, refs, closingAsked || xAsked ? dayAcc : undefined, onSeal);
     } finally {
       // the automatic receipts are on their way whatever happens to the transaction
       for (const a of automatic) await a.done.catch(() => undefined);

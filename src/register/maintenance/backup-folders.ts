@@ -62,6 +62,8 @@ export function registerFiles(dataDir: string, state: Pick<RegisterState, 'rn' |
     const nifs = new Set([...(nif ? [nif] : []), ...[...segments].filter((s) => nifOf(s) === s)]);
     for (const n of [...nifs].sort()) walk(dataDir, `es/${safe(n)}`, out);
   }
+  // Norway: the key that signs the register's chain (a new one could not sign on under the same key version)
+  if (ctry === 'NO') walk(dataDir, 'keys/no-saft-rsa1024.pem', out);
   if (ctry === 'PT') {
     walk(dataDir, 'pt/private-key.pem', out);
     walk(dataDir, 'pt/public-key.pem', out);
@@ -89,6 +91,7 @@ export function isRegisterFile(path: string, state: Pick<RegisterState, 'rn' | '
   const [top, folder] = parts as [string, string | undefined];
   if (folder === undefined) return false;
   const ctry = (str(obj(state.cfg, 'Cmp') ?? {}, 'Ctry') ?? '').toUpperCase();
+  if (path === 'keys/no-saft-rsa1024.pem') return ctry === 'NO';
   switch (top) {
     case 'de':
     case 'fr':

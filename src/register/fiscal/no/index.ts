@@ -17,6 +17,7 @@ import { appendRecord } from '../../pipeline.js';
 import type { Register } from '../../registers.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, ServiceEvent } from '../module.js';
+import type { BusinessCase } from '../../esr/business-case.js';
 import { exportSaft } from './export.js';
 import { NO_LETTERS } from './letters.js';
 import { orgNumber } from './saft-xml.js';
@@ -55,13 +56,18 @@ function headingOf(kind: string, training: boolean): string {
   return HEADING[kind] ?? 'Salgskvittering';
 }
 
+/** The cash point's id: the export's registerID (Cfg.Trm.TT, else the RN). */
+export function cashPointOf(state: { cfg: Obj; rn: string }): string {
+  return str(obj(state.cfg, 'Trm') ?? {}, 'TT') ?? state.rn;
+}
+
 /** The lines the regulation wants printed: heading, org.nr with MVA, receipt number, cash point. */
-function tagsOf(cfg: Obj, esr: Obj, heading: string, nr: string | undefined): Obj[] {
+function tagsOf(state: { cfg: Obj; rn: string }, _esr: Obj, heading: string, nr: string | undefined): Obj[] {
   const tags: Obj[] = [{ Name: 'Heading', Label: '', Value: heading }];
-  const org = orgNumber(str(obj(cfg, 'Cmp') ?? {}, 'TaxId'));
+  const org = orgNumber(str(obj(state.cfg, 'Cmp') ?? {}, 'TaxId'));
   if (org) tags.push({ Name: 'OrgNr', Label: 'Org.nr.', Value: `${org} MVA` });
   if (nr) tags.push({ Name: 'ReceiptNo', Label: 'Kvitteringsnr.', Value: nr });
-  tags.push({ Name: 'CashPoint', Label: 'Kassepunkt', Value: str(esr, 'TT') ?? '1' });
+  tags.push({ Name: 'CashPoint', Label: 'Kassepunkt', Value: cashPointOf(state) });
   return tags;
 }
 
@@ -71,8 +77,11 @@ export class NoModule implements FiscalModule {
   readonly exports = { saft: exportSaft };
   private readonly generic = new GenericModule('NO', NO_LETTERS);
 
-  validate(): void {
-    // the generic rules; what Norway adds is checked when the record is signed (one copy per receipt)
+  validate(esr: Obj, bc: BusinessCase): void {
+    // net prices (TaxN) are not what the SAF-T lines and the signed amounts are made of
+    if (str(esr, 'TaxN') === '1') throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TaxN', detail: 'Norwegian receipts carry gross amounts (incl. VAT); TaxN=1 is not supported' });
+    // a copy names its receipt: one copy per receipt is counted by it
+    if (bc.kind === 'reprint' && !str(esr, 'RFN') && !str(esr, 'RTN')) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFN' });
   }
 
   fiscalize(input: FiscalInput): Obj {
@@ -80,28 +89,33 @@ export class NoModule implements FiscalModule {
     if (input.type !== 'Tra') return this.generic.fiscalize(input);
     const fisD = formatLocalDateTime(input.now);
     const training = bc.flags.includes('test') || bc.kind === 'training';
-    if (EVENT_KINDS.has(bc.kind) && !training) {
+    // login, logout, copies and reports are events, in training mode too: never a signed cash transaction
+    if (EVENT_KINDS.has(bc.kind)) {
       const fis: Obj = { D: fisD };
       if (bc.kind === 'reprint') {
+        const original = input.original && isObj(input.original.Fis) ? str(input.original.Fis, 'FN') : undefined;
+        if (!original) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: `no receipt ${str(esr, 'RFN') ?? str(esr, 'RTN') ?? ''} of this register to copy` });
         // at most one copy of a receipt (kassasystemforskriften § 2-6)
         if ((input.reprints ?? 0) >= 1) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: 'Norway allows one copy of a receipt, and this receipt was copied already' });
-        const original = input.original && isObj(input.original.Fis) ? str(input.original.Fis, 'FN') : undefined;
-        if (original) fis.RFN = original;
+        fis.RFN = original;
       }
-      fis.Tag = tagsOf(state.cfg, esr, headingOf(bc.kind, false), undefined);
+      if (training) fis.Training = '1';
+      fis.Tag = tagsOf(state, esr, headingOf(bc.kind, training), undefined);
       return fis;
     }
     // a cash transaction: the next number, signed onto the register's chain
-    const key = noSigningKey(input.dataDir);
+    // the key of the chain: made at the first signature only, never replaced under the same key version
+    const key = noSigningKey(input.dataDir, state.country['no|sig'] === undefined);
     const d = str(esr, 'D') ?? fisD;
     const total = amountOf(str(esr, 'T'));
     let vat = dec('0');
     for (const tax of lines(esr, 'TaxA')) if (!str(tax, 'TTY')) vat = add(vat, amountOf(str(tax, 'TAmt')));
-    const nr = String(state.fn + 1);
+    // the register's own series of cash transactions (not the FN counter a register may have used before)
+    const nr = String(Number(state.country['no|nr'] ?? '0') + 1);
     const fields = { transDate: d.slice(0, 10), transTime: d.slice(11, 19), nr, amntIn: money2(total), amntEx: money2(add(total, neg(vat))) };
     const prev = state.country['no|sig'] ?? '0';
     const signature = sign('sha1', Buffer.from(signedString(prev, fields), 'utf8'), key.privateKey).toString('base64');
-    state.fn += 1;
+    state.country['no|nr'] = nr;
     state.country['no|sig'] = signature;
     const fis: Obj = {
       D: fisD,
@@ -114,13 +128,17 @@ export class NoModule implements FiscalModule {
       KeyVersion: KEY_VERSION,
     };
     if (training) fis.Training = '1';
-    fis.Tag = tagsOf(state.cfg, esr, headingOf(bc.kind, training), nr);
+    fis.Tag = tagsOf(state, esr, headingOf(bc.kind, training), nr);
     return fis;
   }
 
   /** The key is made at the first start; the start and stop of the service are journaled (POS application start/stop events). */
   async serviceEvent(ctx: ServiceContext, reg: Register, event: ServiceEvent): Promise<void> {
-    noSigningKey(ctx.dataDir);
+    try {
+      noSigningKey(ctx.dataDir, reg.state.country['no|sig'] === undefined);
+    } catch {
+      // a missing key of a signed chain: every cash transaction answers #DEVICE_FAILED until it is restored
+    }
     const d = formatLocalDateTime(ctx.clock.now());
     await appendRecord(ctx, reg, { type: 'log', data: { TS: d, Event: event }, index: { d } }, undefined, true);
   }

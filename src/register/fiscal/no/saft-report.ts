@@ -179,12 +179,17 @@ export function cashTxOf(record: Obj): CashTx | undefined {
   };
 }
 
+/** A training record (Test=1): never a report of the day, whatever its kind. */
+function isTraining(record: Obj): boolean {
+  return (text(record, 'BCF') ?? '').split(/\s+/).includes('test');
+}
+
 export function isZ(record: Obj): boolean {
-  return record._ === 'Tra' && (text(record, 'BC') ?? '').toLowerCase() === 'closing';
+  return record._ === 'Tra' && (text(record, 'BC') ?? '').toLowerCase() === 'closing' && !isTraining(record);
 }
 
 export function isX(record: Obj): boolean {
-  return record._ === 'Tra' && (text(record, 'BC') ?? '').toLowerCase() === 'xreport';
+  return record._ === 'Tra' && (text(record, 'BC') ?? '').toLowerCase() === 'xreport' && !isTraining(record);
 }
 
 /** A Pos or Mod line's VAT: the rate of its TaxA entry (TaxG link), else a 'NN%' TaxG, else the only TaxA entry. */

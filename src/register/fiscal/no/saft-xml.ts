@@ -222,7 +222,8 @@ export function saftCashRegisterXml(input: SaftInput): string {
         } else if (x || z) {
           const report = reportOf({
             records: all.slice(0, i + 1), from: lastZ + 1, kind: z ? 'Z report' : 'X report',
-            reportId: z ? String(zCount) : `X${sq}`, company: { ident: orgnr, name: companyName },
+            // the Z's own number, as printed (Fis.Z.ZI), else its count in the file
+            reportId: z ? (text(obj(fis, 'Z'), 'ZI') ?? String(zCount)) : `X${sq}`, company: { ident: orgnr, name: companyName },
             registerId: input.registerId, date: when.date, time: when.time,
           });
           events.push({ ...base, type: z ? 'ZREP' : 'XREP', text: z ? 'Z-report' : 'X-report', report });

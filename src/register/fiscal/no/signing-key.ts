@@ -4,9 +4,9 @@
  * (SPKI PEM) goes into every SAF-T export and is what the product declaration names. Key version 1.
  */
 import { type KeyObject, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../../shared/files.js';
+import { FiscalError } from '../../../shared/errors.js';
 
 export const KEY_VERSION = '1';
 
@@ -21,19 +21,27 @@ export function signingKeyFile(dataDir: string): string {
   return join(dataDir, 'keys', 'no-saft-rsa1024.pem');
 }
 
-/** The instance's key, made on first use. */
-export function noSigningKey(dataDir: string): SigningKey {
+/**
+ * The instance's key, made on first use when `mayCreate` (no register has signed yet). A missing key of a
+ * chain that was signed already is a failure (#DEVICE_FAILED): a new key under the same key version would
+ * break every earlier signature (restore the data folder's backup, which holds it).
+ */
+export function noSigningKey(dataDir: string, mayCreate = true): SigningKey {
   const known = keys.get(dataDir);
   if (known) return known;
   const file = signingKeyFile(dataDir);
-  let pem: string;
-  if (existsSync(file)) pem = readFileSync(file, 'utf8');
-  else {
+  if (!existsSync(file)) {
+    if (!mayCreate) throw new FiscalError('#DEVICE_FAILED', { value: `${file} (the Norwegian signing key is missing, but the register's chain was signed with it: restore it from a backup)` });
     mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024, publicExponent: 65537 });
-    pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    writeFileAtomic(file, pem, 0o600);
+    try {
+      // exclusive: two processes on one data folder keep the first key
+      writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, { flag: 'wx', mode: 0o600 });
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'EEXIST') throw e;
+    }
   }
+  const pem = readFileSync(file, 'utf8');
   const privateKey = createPrivateKey(pem);
   const key = { privateKey, publicPem: createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }) as string };
   keys.set(dataDir, key);
