@@ -82,8 +82,21 @@ export function storeFiscalCertificate(dataDir: string, rn: string, data: Buffer
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   writeFileAtomic(files.key, seal(dataDir, `${PURPOSE}:${rn}`, read.keyPem), 0o600);
   writeFileAtomic(files.cert, read.certPem, 0o644);
+  // every certificate installed stays known by its serial: an export names the one each record was signed with
+  mkdirSync(join(files.dir, 'history'), { recursive: true });
+  writeFileAtomic(join(files.dir, 'history', `${read.serial}.pem`), read.certPem, 0o644);
   cache.delete(`${dataDir}\n${rn}`);
   return read;
+}
+
+/** The PEM (certificate and chain) of a certificate a register (or def) had installed, by its serial number. */
+export function fiscalCertificatePem(dataDir: string, rn: string, serial: string): string | undefined {
+  if (!/^[0-9A-F]{1,64}$/.test(serial)) return undefined;
+  for (const owner of rn === 'def' ? ['def'] : [rn, 'def']) {
+    const file = join(filesOf(dataDir, owner).dir, 'history', `${serial}.pem`);
+    if (existsSync(file)) return readFileSync(file, 'utf8');
+  }
+  return undefined;
 }
 
 function mtimeOf(file: string): number {
@@ -155,7 +168,7 @@ export function reportsToTestSystem(attributes: ReadonlyMap<string, string>): bo
  * installed, not expired, and a test certificate exactly when Fiscal_Test reports to the test system.
  * Throws #FISCAL_CERTIFICATE naming what is wrong.
  */
-export function requireFiscalCertificate(dataDir: string, rn: string, attributes: ReadonlyMap<string, string>, now: Date): AuthorityCertificate {
+export function requireFiscalCertificate(dataDir: string, rn: string, attributes: ReadonlyMap<string, string>, now: Date, matchTestSystem = true): AuthorityCertificate {
   let cert: AuthorityCertificate | undefined;
   try {
     cert = fiscalCertificate(dataDir, rn);
@@ -165,6 +178,7 @@ export function requireFiscalCertificate(dataDir: string, rn: string, attributes
   }
   if (!cert) throw new FiscalError('#FISCAL_CERTIFICATE', { rn, detail: 'no fiscal certificate is installed (POST /cer/fiscal with the PKCS#12 file, or cer/fiscal/<RN>.p12 in the data folder)' });
   if (cert.notAfter.getTime() <= now.getTime()) throw new FiscalError('#FISCAL_CERTIFICATE', { rn, detail: `the fiscal certificate ${cert.serial} expired on ${cert.notAfter.toISOString()}` });
+  if (!matchTestSystem) return cert;
   const test = reportsToTestSystem(attributes);
   if (cert.test && !test) throw new FiscalError('#FISCAL_CERTIFICATE', { rn, detail: `the fiscal certificate is a test certificate (${cert.subject}) but the register reports to the production system: set the profile attribute Fiscal_Test, or install the production certificate` });
   if (!cert.test && test) throw new FiscalError('#FISCAL_CERTIFICATE', { rn, detail: `Fiscal_Test reports to the test system, but the fiscal certificate is a production certificate (${cert.subject}): install the test (Demo) certificate, or remove Fiscal_Test` });

@@ -10,6 +10,7 @@ import { PtModule } from './pt/index.js';
 import { HrModule } from './hr/index.js';
 import { SiModule } from './si/index.js';
 import { NoModule } from './no/index.js';
+import { DkModule } from './dk/index.js';
 import type { FiscalModule } from './module.js';
 import { taxLettersFor } from './tax-letters.js';
 
@@ -25,6 +26,7 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   HR: () => new HrModule(),
   SI: () => new SiModule(),
   NO: () => new NoModule(),
+  DK: () => new DkModule(),
 };
 
 export function countryOf(cfg: Obj): string {

@@ -23,11 +23,14 @@ import { SI_LETTERS } from './si/letters.js';
 /** Norway: general, food, transport and accommodation, zero-rated (docs/countries/no.md). */
 export { NO_LETTERS } from './no/letters.js';
 import { NO_LETTERS } from './no/letters.js';
+/** Denmark: moms and zero (docs/countries/dk.md). */
+export { DK_LETTERS } from './dk/letters.js';
+import { DK_LETTERS } from './dk/letters.js';
 
 /** No country configured: the Austrian letters, the first country this service supports. */
 export const GENERIC_LETTERS: TaxLetters = AT_LETTERS;
 
-const BY_COUNTRY: Readonly<Record<string, TaxLetters>> = { AT: AT_LETTERS, DE: DE_LETTERS, FR: FR_LETTERS, PT: PT_LETTERS, ES: ES_LETTERS, HR: HR_LETTERS, SI: SI_LETTERS, NO: NO_LETTERS };
+const BY_COUNTRY: Readonly<Record<string, TaxLetters>> = { AT: AT_LETTERS, DE: DE_LETTERS, FR: FR_LETTERS, PT: PT_LETTERS, ES: ES_LETTERS, HR: HR_LETTERS, SI: SI_LETTERS, NO: NO_LETTERS, DK: DK_LETTERS };
 
 export function taxLettersFor(country: string | undefined): TaxLetters {
   return (country && BY_COUNTRY[country.toUpperCase()]) || GENERIC_LETTERS;

@@ -5,6 +5,7 @@ import { verifyExportFile as verifyFr } from './fr/verify.js';
 import { verifyExportFile as verifyPt } from './pt/verify.js';
 import { verifyExportFile as verifyEs } from './es/verify.js';
 import { verifyExportFile as verifyNo } from './no/verify.js';
+import { verifyDanishExport } from './dk/verify.js';
 
 /** What a verifier found: ok, and a text naming the first broken record when not. */
 export interface VerifyOutcome {
@@ -37,4 +38,5 @@ export const VERIFIERS: Readonly<Record<string, CountryVerifier>> = {
   pt: { file: 'export.zip or the SAF-T PT XML (GET /export?type=saft)', verify: verifyPt },
   es: { file: 'export.zip (GET /export?type=verifactu)', verify: verifyEs },
   no: { file: 'export.zip or the SAF-T Cash Register XML (GET /export?type=saft)', verify: verifyNo },
+  dk: { file: 'export.zip or the SAF-T Cash Register XML (GET /export?type=saft)', verify: verifyDanishExport },
 };
