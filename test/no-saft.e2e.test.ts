@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ZipFile } from 'yazl';
@@ -145,6 +145,51 @@ test('Norway: signed cash transactions and events of a day, the SAF-T Cash Regis
     const period = await unzip(await download(`${svc.url}/export?type=saft&from=${day}&till=${day}`), tempDir('efr-no-period-'));
     assert.ok(Object.keys(period).some((n) => n.endsWith('.xml')));
     assert.equal((await get(`${svc.url}/export?type=saft&from=2001-01-01&till=2001-01-02`)).status, 200);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('Norway: a copy names an existing receipt, training reports stay events outside the Z, the key is in the backup and a lost key stops signing', async () => {
+  const dataDir = tempDir('efr-no-rules-');
+  let svc = await startTestService({ dataDir });
+  try {
+    assert.equal((await post(`${svc.url}/cfg`, CFG)).status, 200);
+    const noRfn = await post(`${svc.url}/register`, tra({ NFS: 'DUP' }));
+    assert.equal(noRfn.status, 400, noRfn.text);
+    assert.equal(noRfn.json.TraC.Result.ErrorCode, '#MISSING_FIELD');
+    const unknown = await post(`${svc.url}/register`, tra({ NFS: 'DUP', RFN: '999' }));
+    assert.equal(unknown.status, 400, unknown.text);
+    const a = await post(`${svc.url}/register`, sale('100.00', '0.00'));
+    assert.equal(a.status, 200, a.text);
+    // a Z in training mode: an event, not signed, not the day's Z
+    const trainingZ = await post(`${svc.url}/register`, tra({ NFS: 'Z', Test: '1' }));
+    assert.equal(trainingZ.status, 200, trainingZ.text);
+    assert.equal(trainingZ.json.TraC.Fis.KeyVersion, undefined, 'not signed with the chain key');
+    assert.equal(trainingZ.json.TraC.Fis.FN, undefined);
+    const b = await post(`${svc.url}/register`, sale('25.00', '0.00'));
+    assert.equal(b.json.TraC.Fis.FN, '2', 'the training Z took no number of the chain');
+    const z = await post(`${svc.url}/register`, tra({ NFS: 'Z' }));
+    assert.equal(z.json.TraC.Fis.Z.T, '125.00');
+    const files = await unzip(await download(`${svc.url}/export?type=saft`), tempDir('efr-no-rules-x-'));
+    const xml = Object.entries(files).find(([n]) => n.endsWith('.xml'))?.[1] ?? '';
+    const reports = [...xml.matchAll(/<eventReport>([\s\S]*?)<\/eventReport>/g)].map((m) => m[1] ?? '');
+    assert.equal(reports.length, 1, 'one Z report: the training Z is none');
+    assert.equal(field(reports[0] ?? '', 'reportID'), z.json.TraC.Fis.Z.ZI);
+    assert.equal(field(reports[0] ?? '', 'totalCashSaleAmnt'), '125.00');
+
+    const backup = await download(`${svc.url}/backup`);
+    const names = Object.keys(await unzip(backup, tempDir('efr-no-rules-b-')));
+    assert.ok(names.includes('files/keys/no-saft-rsa1024.pem'), names.join(', '));
+
+    // the key lost after the chain was signed: no new key under the same version, the transaction refused
+    await svc.close();
+    rmSync(join(dataDir, 'keys', 'no-saft-rsa1024.pem'));
+    svc = await startTestService({ dataDir });
+    const lost = await post(`${svc.url}/register`, sale('5.00', '0.00'));
+    assert.equal(lost.status, 406, lost.text);
+    assert.equal(lost.json.TraC.Result.ErrorCode, '#DEVICE_FAILED');
+    assert.ok(!existsSync(join(dataDir, 'keys', 'no-saft-rsa1024.pem')), 'no new key was made');
   } finally {
     await svc.close();
   }

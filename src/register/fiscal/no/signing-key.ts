@@ -27,9 +27,11 @@ export function signingKeyFile(dataDir: string): string {
  * break every earlier signature (restore the data folder's backup, which holds it).
  */
 export function noSigningKey(dataDir: string, mayCreate = true): SigningKey {
-  const known = keys.get(dataDir);
-  if (known) return known;
   const file = signingKeyFile(dataDir);
+  // the file is the key: one that is gone (a data folder replaced under a running process) is not used on
+  const known = keys.get(dataDir);
+  if (known && existsSync(file)) return known;
+  keys.delete(dataDir);
   if (!existsSync(file)) {
     if (!mayCreate) throw new FiscalError('#DEVICE_FAILED', { value: `${file} (the Norwegian signing key is missing, but the register's chain was signed with it: restore it from a backup)` });
     mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
