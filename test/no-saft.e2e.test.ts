@@ -86,6 +86,11 @@ test('Norway: signed cash transactions and events of a day, the SAF-T Cash Regis
     const x = await ok(tra({ NFS: 'X' }));
     // the day so far: 63.00 + 12.50 - 40.00 (training not counted)
     assert.equal(x.X?.T, '35.50');
+    // the X report is printed with its figures (the last receipt is the X)
+    const printed = (await get(`${svc.url}/render/text`)).text;
+    assert.match(printed, /X-rapport/);
+    assert.match(printed, /X T\s+35[.,]50/);
+    assert.match(printed, /X VAT 25(\.00)? %/);
     await ok(tra({ NFS: 'Z' }));
     await ok(tra({ NFS: 'LOGOUT' }));
     const s3 = await ok(sale('25.00', '0.00'));

@@ -236,6 +236,24 @@ function scalarFields(o: Obj, skip: readonly string[] = []): Field[] {
 /** Amounts among the Z's scalars (the rest are counts, dates and SQs). */
 const Z_AMOUNTS: readonly string[] = ['T', 'CAmt', 'CreditAmt', 'DiscountAmt', 'SurchargeAmt'];
 
+/** The lines of a report's figures (the Fis.Z of a Z, the Fis.X of an X report). */
+function reportFields(report: Obj, kind: 'X' | 'Z', f: Formatter): Field[] {
+  const out: Field[] = [];
+  const amounts = new Set(['T', 'CreditAmt', 'DiscountAmt', 'SurchargeAmt']);
+  for (const x of scalarFields(report)) {
+    if (['ZI', 'TSDayOpen', 'TSDayClose', 'ZPeriod'].includes(x.label) || !['T', 'DrawerOpenCnt', 'CreditAmt', 'CreditCnt', 'DiscountCnt', 'DiscountAmt', 'SurchargeCnt', 'SurchargeAmt'].includes(x.label)) continue;
+    out.push({ label: `${kind} ${x.label}`, value: amounts.has(x.label) ? f.amount(x.value) : x.value });
+  }
+  for (const t of lines(report, 'ZFisTraA')) out.push({ label: `${kind} ${str(t, 'Dsc') ?? ''} (${str(t, 'Cnt') ?? '0'})`, value: f.amount(str(t, 'Amt') ?? '0') });
+  for (const p of lines(report, 'ZPayA')) out.push({ label: `${kind} ${str(p, 'Dsc') ?? ''}`, value: f.amount(str(p, 'Amt') ?? '0') });
+  for (const t of lines(report, 'ZTaxA')) {
+    const base = str(t, 'Net') ?? str(t, 'Base') ?? '0';
+    out.push({ label: `${kind} ${str(t, 'TTY') ?? 'VAT'} ${str(t, 'Prc') ?? ''} %`, value: `${f.amount(base)} + ${f.amount(str(t, 'TAmt') ?? str(t, 'Amt') ?? '0')}` });
+  }
+  for (const c of lines(report, 'ZCatA')) out.push({ label: `${kind} ${str(c, 'CatN') ?? str(c, 'Cat') ?? ''}`, value: f.amount(str(c, 'Amt') ?? '0') });
+  return out;
+}
+
 function displayDate(d: string): string {
   return d.replace('T', ' ');
 }
@@ -282,6 +300,9 @@ export function receiptView({ record, cfg, lang, qr = '' }: ViewInput): ReceiptV
   if (type === 'TraS' && tid) fields.push({ label: 'TID', value: tid });
   const z = obj(data, 'Z');
   if (z) fields.push(...scalarFields(z).map((x) => ({ label: `Z ${x.label}`, value: Z_AMOUNTS.includes(x.label) ? f.amount(x.value) : x.label === 'LastD' ? displayDate(x.value) : x.value })));
+  // the figures of an X or Z report (Fis.X, Fis.Z): per transaction kind, payment, VAT rate and category
+  const report = fis ? (obj(fis, 'X') ?? obj(fis, 'Z')) : undefined;
+  if (report) fields.push(...reportFields(report, str(data, 'BC') === 'xreport' ? 'X' : 'Z', f));
   const audit = obj(data, 'Audit');
   if (type === 'Audit' && audit) fields.push(...scalarFields(audit, ['Text']));
 
