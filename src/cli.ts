@@ -34,6 +34,15 @@ commands:
             efr verify --country fr <export.xml|jou.zip>: a French NF525 signature chain
             efr verify --country pt <export.zip|saft.xml>: a Portuguese SAF-T PT hash chain
             efr verify --country es <export.zip>: Spanish VeriFactu records (hash chain)
+            efr verify --country no [--key <pem>] <export.zip|saft.xml>: a Norwegian SAF-T Cash
+                         Register signature chain (RSA-SHA1)
+            efr verify --country dk [--key <pem>] <export.zip|saft.xml>: a Danish SAF-T Cash
+                         Register signature chain (RSA-SHA512, each transaction's certificate)
+            no, dk: the SHA-256 fingerprint of every key used is printed: compare it with the
+            declared key. --key <pem> (repeatable) pins it: NO the declared public key, DK the
+            expected certificate or public key; a signature by any other key is a failure naming
+            the transaction. previous-signature.txt (in the zip or beside the XML) chains a
+            period's first transaction to the one before; without it that one is not checked
 ${APIKEY_USAGE}${PORTAL_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
@@ -87,15 +96,26 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await (await import('./portal/cli.js')).portalCommand(rest);
       return;
     case 'verify':
-      if (rest[0] === '--country') {
-        const verifier = VERIFIERS[(rest[1] ?? '').toLowerCase()];
-        if (!verifier || !rest[2]) {
-          const forms = Object.entries(VERIFIERS).map(([cc, v]) => `  efr verify --country ${cc} <${v.file}>`);
-          process.stderr.write(`usage:\n${forms.join('\n')}\n`);
+      if (rest.some((a) => a === '--country' || a.startsWith('--country='))) {
+        const usage = (why: string): void => {
+          const forms = Object.entries(VERIFIERS).map(([cc, v]) => `  efr verify --country ${cc}${v.key ? ' [--key <pem>]' : ''} <${v.file}>${v.key ? `\n      --key: ${v.key}` : ''}`);
+          process.stderr.write(`efr verify: ${why}\nusage:\n${forms.join('\n')}\n`);
           process.exitCode = 2;
+        };
+        let parsed: { values: { country?: string; key?: string[] }; positionals: string[] };
+        try {
+          parsed = parseArgs({ args: rest, options: { country: { type: 'string' }, key: { type: 'string', multiple: true } }, allowPositionals: true, strict: true });
+        } catch (e) {
+          usage(e instanceof Error ? e.message : String(e));
           return;
         }
-        const report = await verifier.verify(rest[2]);
+        const cc = (parsed.values.country ?? '').toLowerCase();
+        const verifier = VERIFIERS[cc];
+        const keys = parsed.values.key ?? [];
+        if (!verifier) return usage(`unknown country "${cc}"`);
+        if (parsed.positionals.length !== 1) return usage('give one export file');
+        if (keys.length > 0 && !verifier.key) return usage(`--key is not taken for --country ${cc}`);
+        const report = await verifier.verify(parsed.positionals[0] as string, keys.length > 0 ? { keys } : {});
         (report.ok ? process.stdout : process.stderr).write(`${report.text}\n`);
         process.exitCode = report.ok ? 0 : 1;
         return;

@@ -1,4 +1,7 @@
-/** `efr verify --country <cc> <file>`: the offline verifier of each country's export, by country code. */
+/**
+ * `efr verify --country <cc> [--key <pem>]... <file>`: the offline verifier of each country's export, by
+ * country code; `--key` (where the country's verifier takes it) pins the public key the signatures must be by.
+ */
 import { describeDepReport, verifyDepZip } from './at/verify-dep.js';
 import { describeTseReport, readTar, verifyTse } from './de/verify-tse.js';
 import { verifyExportFile as verifyFr } from './fr/verify.js';
@@ -16,7 +19,9 @@ export interface VerifyOutcome {
 export interface CountryVerifier {
   /** what file it reads, for the usage text */
   file: string;
-  verify(path: string): Promise<VerifyOutcome>;
+  /** what `--key <pem>` is, for the verifiers that take it (the usage text); absent: --key is refused */
+  key?: string;
+  verify(path: string, options?: { keys?: readonly string[] }): Promise<VerifyOutcome>;
 }
 
 export const VERIFIERS: Readonly<Record<string, CountryVerifier>> = {
@@ -37,6 +42,6 @@ export const VERIFIERS: Readonly<Record<string, CountryVerifier>> = {
   fr: { file: 'export.xml or jou.zip (GET /export?type=nf525-export or nf525-jou)', verify: verifyFr },
   pt: { file: 'export.zip or the SAF-T PT XML (GET /export?type=saft)', verify: verifyPt },
   es: { file: 'export.zip (GET /export?type=verifactu)', verify: verifyEs },
-  no: { file: 'export.zip or the SAF-T Cash Register XML (GET /export?type=saft)', verify: verifyNo },
-  dk: { file: 'export.zip or the SAF-T Cash Register XML (GET /export?type=saft)', verify: verifyDanishExport },
+  no: { file: 'export.zip or the SAF-T Cash Register XML (GET /export?type=saft)', key: 'the declared public key (SPKI PEM), repeatable', verify: verifyNo },
+  dk: { file: 'export.zip or the SAF-T Cash Register XML (GET /export?type=saft)', key: 'the expected certificate or public key (PEM), repeatable', verify: verifyDanishExport },
 };

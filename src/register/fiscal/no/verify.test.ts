@@ -3,8 +3,11 @@
  * (RSA-1024, SHA-1, the chained `prev;transDate;transTime;nr;transAmntIn;transAmntEx` string), two
  * registers under two key versions, zipped with its PEMs. The good file verifies; a changed amount, a
  * removed transaction, a wrong key, a missing key version and a malformed amount are each named; a file
- * starting mid-chain is OK with a note. One signature is also checked with openssl, independently of the
- * verifier, and the CLI's exit codes are checked.
+ * starting mid-chain is OK with a note ("N-1 of N"), and with previous-signature.txt its first one is
+ * checked too. A chain re-signed with another key (its key put in the zip) passes on its own but is caught
+ * with `--key`; the printed fingerprints are compared with openssl's; a signature with junk appended is
+ * refused. One signature is also checked with openssl, independently of the verifier, and the CLI's exit
+ * codes are checked.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,8 +115,8 @@ function exportZip(xml: string, name: string, keys: Record<string, string> = { '
   return zipOf(files, name);
 }
 
-function efrVerify(file: string): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'verify', '--country', 'no', file], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+function efrVerify(file: string, ...options: string[]): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'verify', '--country', 'no', ...options, file], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -179,7 +182,8 @@ test('a file starting mid-chain is OK with a note, and checks from the next tran
   const later = k1.trans.filter((t) => Number(t.nr) >= 9);
   const r = await verifyExportFile(await exportZip(saftXml([{ registerID: 'K1', trans: later }]), 'mid.zip'));
   assert.equal(r.ok, true, r.text);
-  assert.match(r.text, /all 2 signatures verify/);
+  assert.match(r.text, /2 of 3 signatures verified \(1 not checked/);
+  assert.doesNotMatch(r.text, /\ball\b/);
   assert.match(r.text, /starts mid-chain at nr 9; the signature of nr 9 needs the signature of nr 8/);
   const tampered = later.map((t) => (t.nr === '10' ? { ...t, transTime: '10:09:01' } : t));
   const bad = await verifyExportFile(await exportZip(saftXml([{ registerID: 'K1', trans: tampered }]), 'mid-bad.zip'));
@@ -211,4 +215,137 @@ test('efr verify --country no: exit 0 for the good export, non-zero naming the t
   const bad = efrVerify(await exportZip(good.replace('<transAmntIn>99.90</transAmntIn>', '<transAmntIn>9.90</transAmntIn>'), 'cli-bad.zip'));
   assert.equal(bad.code, 1, bad.out);
   assert.match(bad.out, /register K1, cashtransaction nr 6 \(transID K1-T6\): the signature does not verify/);
+});
+
+/** The SHA-256 of a PEM public key's DER, as openssl prints it (colon-separated, upper-cased here). */
+function opensslFingerprint(pem: string): string {
+  const file = join(work, 'fp.pem');
+  writeFileSync(file, pem);
+  const der = spawnSync('openssl', ['pkey', '-pubin', '-in', file, '-outform', 'DER']);
+  assert.equal(der.status, 0, String(der.stderr));
+  const dgst = spawnSync('openssl', ['dgst', '-sha256', '-c'], { input: der.stdout, encoding: 'utf8' });
+  assert.equal(dgst.status, 0, dgst.stderr);
+  return (/([0-9a-f]{2}(?::[0-9a-f]{2}){31})/.exec(dgst.stdout)?.[1] ?? '').toUpperCase();
+}
+
+function pemFile(name: string, pem: string): string {
+  const file = join(work, name);
+  writeFileSync(file, pem);
+  return file;
+}
+
+test('the SHA-256 fingerprint of every key used is printed, as openssl computes it', async () => {
+  const r = await verifyExportFile(await exportZip(good, 'fp.zip'));
+  assert.equal(r.ok, true, r.text);
+  const fp1 = opensslFingerprint(key1.pem);
+  const fp2 = opensslFingerprint(key2.pem);
+  assert.equal(fp1.length, 95);
+  assert.match(r.text, new RegExp(`key: key version 1 .*SHA-256 ${fp1}, 11 signatures`));
+  assert.match(r.text, new RegExp(`key: key version 2 .*SHA-256 ${fp2}, 2 signatures`));
+  assert.match(r.text, /compare their fingerprints with the declared public key/);
+});
+
+test('a chain re-signed with another key and that key in the zip: passes alone, caught with --key', async () => {
+  const forger = rsaKey();
+  // the forger changes an amount and re-signs the whole chain of K1 with a fresh key version 1
+  const amounts: Array<[string, string]> = k1.trans.map((t) => [t.nr === '3' ? '2.00' : t.transAmntIn, t.nr === '3' ? '2.00' : t.transAmntEx]);
+  const forged = chain('K1', amounts, forger, '1');
+  const zip = await exportZip(saftXml([forged, k2]), 'forged.zip', { '1': forger.pem, '2': key2.pem });
+  const alone = await verifyExportFile(zip);
+  assert.equal(alone.ok, true, alone.text);
+  assert.match(alone.text, new RegExp(`SHA-256 ${opensslFingerprint(forger.pem)}, 11 signatures`));
+  assert.doesNotMatch(alone.text, new RegExp(opensslFingerprint(key1.pem)));
+
+  const pinned = await verifyExportFile(zip, { keys: [pemFile('declared-1.pem', key1.pem), pemFile('declared-2.pem', key2.pem)] });
+  assert.equal(pinned.ok, false);
+  assert.match(pinned.text, /BROKEN at register K1, cashtransaction nr 1 \(transID K1-T1\): signed with another key: key version 1 of the export has SHA-256 [0-9A-F:]{95}, not the --key .*the signature verifies with that other key/);
+  // the forger's PEM removed: the signature is checked with the --key alone, and fails
+  const noPem = await verifyExportFile(await exportZip(saftXml([forged, k2]), 'forged-nopem.zip', { '2': key2.pem }), { keys: [pemFile('declared-1.pem', key1.pem)] });
+  assert.equal(noPem.ok, false);
+  assert.match(noPem.text, /register K1, cashtransaction nr 1 \(transID K1-T1\): the signature does not verify with the --key/);
+  // the genuine export with both declared keys passes, and says the keys were pinned
+  const genuine = await verifyExportFile(await exportZip(good, 'genuine.zip'), { keys: [join(work, 'declared-1.pem'), join(work, 'declared-2.pem')] });
+  assert.equal(genuine.ok, true, genuine.text);
+  assert.match(genuine.text, /all 13 signatures verify/);
+  assert.match(genuine.text, new RegExp(`pinned: --key .*declared-1\\.pem, SHA-256 ${opensslFingerprint(key1.pem)}`));
+  // only key 1 declared: K2's signatures are by another key
+  const partly = await verifyExportFile(await exportZip(good, 'genuine2.zip'), { keys: [join(work, 'declared-1.pem')] });
+  assert.equal(partly.ok, false);
+  assert.match(partly.text, /register K2, cashtransaction nr 1 \(transID K2-T1\): signed with another key/);
+  // an RSA-2048 --key is refused
+  const big = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const refused = await verifyExportFile(zip, { keys: [pemFile('big.pem', big)] });
+  assert.equal(refused.ok, false);
+  assert.match(refused.text, /is RSA-2048, not RSA-1024/);
+});
+
+test('efr verify --country no --key: exit 1 naming the re-signed transaction, 0 for the genuine export', async () => {
+  const forger = rsaKey();
+  const forged = chain('K2', [['514.20', '418.50'], ['-14.20', '-18.50']], forger, '2');
+  const zip = await exportZip(saftXml([k1, forged]), 'cli-forged.zip', { '1': key1.pem, '2': forger.pem });
+  const keys = ['--key', pemFile('cli-1.pem', key1.pem), '--key', pemFile('cli-2.pem', key2.pem)];
+  const bad = efrVerify(zip, ...keys);
+  assert.equal(bad.code, 1, bad.out);
+  assert.match(bad.out, /register K2, cashtransaction nr 1 \(transID K2-T1\): signed with another key/);
+  const ok = efrVerify(await exportZip(good, 'cli-genuine.zip'), ...keys);
+  assert.equal(ok.code, 0, ok.out);
+  assert.match(ok.out, /all 13 signatures verify/);
+  const unreadable = efrVerify(zip, '--key', join(work, 'no-such.pem'));
+  assert.equal(unreadable.code, 1, unreadable.out);
+  assert.match(unreadable.out, /--key .*no-such\.pem cannot be read/);
+});
+
+test('a period export with previous-signature.txt: its first transaction is checked, and a tampered one is caught', async () => {
+  const later = k1.trans.filter((t) => Number(t.nr) >= 9);
+  const eight = k1.trans[7] as Trans;
+  const previous = `K1 8 ${eight.signature}\n`;
+  const zipWith = (trans: Trans[], name: string, prevText = previous): Promise<string> =>
+    zipOf({ [XML_NAME]: saftXml([{ registerID: 'K1', trans }]), 'public-key-1.pem': key1.pem, 'previous-signature.txt': prevText }, name);
+  const r = await verifyExportFile(await zipWith(later, 'period.zip'));
+  assert.equal(r.ok, true, r.text);
+  assert.match(r.text, /all 3 signatures verify/);
+  assert.match(r.text, /nr 9 chained to the signature of nr 8 from previous-signature\.txt/);
+  assert.doesNotMatch(r.text, /mid-chain/);
+
+  const tampered = later.map((t) => (t.nr === '9' ? { ...t, transAmntIn: '31.00' } : t));
+  const bad = await verifyExportFile(await zipWith(tampered, 'period-bad.zip'));
+  assert.equal(bad.ok, false);
+  assert.match(bad.text, /BROKEN at register K1, cashtransaction nr 9 \(transID K1-T9\): the signature does not verify/);
+  // the same tampered file without previous-signature.txt passes, but never as "all"
+  const blind = await verifyExportFile(await exportZip(saftXml([{ registerID: 'K1', trans: tampered }]), 'period-blind.zip', { '1': key1.pem }));
+  assert.equal(blind.ok, true, blind.text);
+  assert.match(blind.text, /2 of 3 signatures verified/);
+
+  const wrongNr = await verifyExportFile(await zipWith(later, 'period-nr.zip', `K1 7 ${eight.signature}\n`));
+  assert.equal(wrongNr.ok, false);
+  assert.match(wrongNr.text, /cashtransaction nr 9 .*previous-signature\.txt gives nr 7 .* must be nr 8, not nr 9/);
+  const wrongSig = await verifyExportFile(await zipWith(later, 'period-sig.zip', `K1 8 ${(k1.trans[6] as Trans).signature}\n`));
+  assert.equal(wrongSig.ok, false);
+  assert.match(wrongSig.text, /cashtransaction nr 9 \(transID K1-T9\): the signature does not verify/);
+  const malformed = await verifyExportFile(await zipWith(later, 'period-malformed.zip', 'K1 8\n'));
+  assert.equal(malformed.ok, false);
+  assert.match(malformed.text, /previous-signature\.txt line 1 is not/);
+
+  // beside a bare XML file too
+  const dir = mkdtempSync(join(work, 'period-bare-'));
+  const file = join(dir, XML_NAME);
+  writeFileSync(file, saftXml([{ registerID: 'K1', trans: tampered }]));
+  writeFileSync(join(dir, 'public-key-1.pem'), key1.pem);
+  writeFileSync(join(dir, 'previous-signature.txt'), previous);
+  const bare = await verifyExportFile(file);
+  assert.equal(bare.ok, false);
+  assert.match(bare.text, /register K1, cashtransaction nr 9 /);
+});
+
+test('a signature with junk appended, or cut short, is refused', async () => {
+  for (const [junk, name] of [[(s: string) => `${s}AAAA`, 'junk.zip'], [(s: string) => `${s}junk`, 'junk2.zip'], [(s: string) => s.slice(0, -4), 'short.zip'], [(s: string) => `${s.slice(0, -2)}B=`, 'noncanonical.zip']] as const) {
+    const trans = k2.trans.map((t) => (t.nr === '2' ? { ...t, signature: junk(t.signature) } : t));
+    const r = await verifyExportFile(await exportZip(saftXml([k1, { registerID: 'K2', trans }]), name));
+    assert.equal(r.ok, false, `${name}: ${r.text}`);
+    assert.match(r.text, /register K2, cashtransaction nr 2 \(transID K2-T2\): the signature is not the exact base64 of an RSA-1024 signature/);
+  }
+  // a wrapped signature (white space inside) is the same signature
+  const wrapped = k2.trans.map((t) => (t.nr === '2' ? { ...t, signature: `${t.signature.slice(0, 64)}\n        ${t.signature.slice(64)}` } : t));
+  const ok = await verifyExportFile(await exportZip(saftXml([k1, { registerID: 'K2', trans: wrapped }]), 'wrapped.zip'));
+  assert.equal(ok.ok, true, ok.text);
 });

@@ -1,15 +1,19 @@
 /**
- * `efr verify --country no <export.zip | SAF-T Cash Register XML>`: re-verifies the signature chains of
- * a Norwegian SAF-T Cash Register file (namespace urn:StandardAuditFile-Taxation-CashRegister:NO).
- * For every `cashregister`, its `cashtransaction`s sorted by `nr`: the numbers have no gap, the date,
- * time and amounts have the signed form, and `signature` is the RSA-SHA1 (PKCS#1 v1.5) signature of
- * `prev;transDate;transTime;nr;transAmntIn;transAmntEx` under the public key of its `keyVersion` (prev =
- * the previous cashtransaction's signature, `0` for nr 1). When a register's first transaction in the
- * file is not nr 1, its own signature needs the previous file: that is said in the text, it is not a
- * failure, and checking starts with the next one. The keys are `public-key-<keyVersion>.pem` (SPKI PEM)
- * in the zip, or beside a bare XML file. The text names the first broken transaction.
+ * `efr verify --country no [--key <pem>]... <export.zip | SAF-T Cash Register XML>`: re-verifies the
+ * signature chains of a Norwegian SAF-T Cash Register file (namespace
+ * urn:StandardAuditFile-Taxation-CashRegister:NO). For every `cashregister`, its `cashtransaction`s
+ * sorted by `nr`: the numbers have no gap, the date, time and amounts have the signed form, `signature`
+ * is the exact base64 of an RSA-1024 signature (172 characters, one `=`), and it is the RSA-SHA1
+ * (PKCS#1 v1.5) signature of `prev;transDate;transTime;nr;transAmntIn;transAmntEx` under the public key
+ * of its `keyVersion` (prev = the previous cashtransaction's signature, `0` for nr 1).
+ * A period export's first transaction is chained to the line `<registerID> <nr> <signature>` of
+ * `previous-signature.txt` (the transaction before the period; the first nr must be that nr + 1); without
+ * it the first one cannot be checked: said in the text ("N-1 of N signatures verified"), not a failure.
+ * The keys are `public-key-<keyVersion>.pem` (SPKI PEM) in the zip, or beside a bare XML file; the SHA-256
+ * fingerprint of each key used is always printed, for the auditor to compare with the declared key, and
+ * `--key <pem>` pins it: a signature by any other key is a failure. The text names the first broken one.
  */
-import { type KeyObject, createPublicKey, verify as verifySignature } from 'node:crypto';
+import { type KeyObject, X509Certificate, createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SaxesParser } from 'saxes';
@@ -41,6 +45,73 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^(?:2[0-3]|[01]\d):[0-5]\d:[0-5]\d$/;
 const AMOUNT = /^-?\d+\.\d{2}$/;
 const NR = /^\d{1,35}$/;
+/** the exact base64 of a 128-byte (RSA-1024) signature */
+const SIGNATURE_FORM = /^[A-Za-z0-9+/]{171}=$/;
+export const PREVIOUS_SIGNATURE_FILE = 'previous-signature.txt';
+
+/** The SHA-256 of a public key's DER SubjectPublicKeyInfo, as colon-separated upper-case hex
+ * (`openssl pkey -pubin -in key.pem -outform DER | openssl dgst -sha256 -c` gives it in lower case). */
+export function keyFingerprint(key: KeyObject): string {
+  const hex = createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex').toUpperCase();
+  return hex.replace(/(..)(?!$)/g, '$1:');
+}
+
+/** A key pinned with `--key`: the declared public key, and where it came from. */
+export interface PinnedKey {
+  key: KeyObject;
+  fingerprint: string;
+  label: string;
+}
+
+/** Reads a `--key` file: an SPKI (or PKCS#1) public key PEM or a certificate PEM; a text saying why not. */
+export function readPinnedKey(path: string): PinnedKey | string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    return `--key ${path} cannot be read: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  try {
+    const key = text.includes('-----BEGIN CERTIFICATE-----') ? new X509Certificate(text).publicKey : createPublicKey(text);
+    return { key, fingerprint: keyFingerprint(key), label: `--key ${path}` };
+  } catch (e) {
+    return `--key ${path} is not a public key or certificate PEM: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+/** The previous signature of a register's period: the transaction before the period's first. */
+export interface PreviousSignature {
+  nr: string;
+  signature: string;
+}
+
+/**
+ * Reads `previous-signature.txt`: one line `<registerID> <nr> <signature>` per register (the register id
+ * is all before the last two fields); empty lines are skipped. A text saying what is wrong otherwise.
+ */
+export function parsePreviousSignatures(text: string): Map<string, PreviousSignature> | string {
+  const map = new Map<string, PreviousSignature>();
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (!line) continue;
+    const m = /^(.+?)\s+(\d{1,36})\s+(\S+)$/.exec(line);
+    if (!m) return `${PREVIOUS_SIGNATURE_FILE} line ${i + 1} is not "<registerID> <nr> <signature>"`;
+    const registerID = m[1] as string;
+    if (map.has(registerID)) return `${PREVIOUS_SIGNATURE_FILE} names register ${registerID} twice`;
+    map.set(registerID, { nr: m[2] as string, signature: m[3] as string });
+  }
+  return map;
+}
+
+/** True when `s` is canonical base64 (what re-encoding its bytes gives back). */
+export function isCanonicalBase64(s: string): boolean {
+  return s.length > 0 && s.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(s) && Buffer.from(s, 'base64').toString('base64') === s;
+}
+
+function isNoSignatureForm(s: string): boolean {
+  return SIGNATURE_FORM.test(s) && isCanonicalBase64(s);
+}
 
 /** The string a cashtransaction's signature covers. */
 export function signedString(prev: string, t: Pick<NoCashTransaction, 'transDate' | 'transTime' | 'nr' | 'transAmntIn' | 'transAmntEx'>): string {
@@ -139,21 +210,64 @@ interface Broken {
   reason: string;
 }
 
+/** A key that verified signatures: its fingerprint, where it came from, how many it verified. */
+export interface KeyUse {
+  fingerprint: string;
+  label: string;
+  signatures: number;
+}
+
 export interface NoVerifyReport {
   ok: boolean;
   /** per register: transactions in the file, and how many signatures were checked */
   registers: Array<{ registerID: string; transactions: number; verified: number; firstNr: string; lastNr: string }>;
-  /** registers whose first transaction in the file is not nr 1 */
+  /** registers whose first transaction in the file is not nr 1 and has no previous signature: not checked */
   midChain: Array<{ registerID: string; nr: string }>;
+  /** registers whose first transaction was chained to previous-signature.txt */
+  chained: Array<{ registerID: string; nr: string; previousNr: string; previousSignature: string }>;
+  /** every key a signature was verified with (or found made with), by fingerprint */
+  keys: KeyUse[];
+  /** the `--key` keys, when given */
+  pinned: PinnedKey[];
   broken?: Broken;
+}
+
+export interface NoVerifyOptions {
+  /** `--key`: only these public keys may have made the signatures */
+  pinned?: readonly PinnedKey[];
+  /** previous-signature.txt, by register id */
+  previous?: ReadonlyMap<string, PreviousSignature>;
+}
+
+function verifies(data: Buffer, key: KeyObject, signature: string): boolean {
+  try {
+    return verifySignature('sha1', data, key, Buffer.from(signature, 'base64'));
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Verifies the chains of the registers; `keyFor(version)` gives the public key of a keyVersion or a
- * text saying why there is none. Stops at the first broken transaction.
+ * text saying why there is none. With `pinned`, a key version's key must be one of them (a chain re-signed
+ * with another key and that key put in the export is named at its first transaction). Stops at the first
+ * broken transaction.
  */
-export function verifyRegisters(registers: readonly NoRegister[], keyFor: (version: string) => KeyObject | string): NoVerifyReport {
-  const report: NoVerifyReport = { ok: true, registers: [], midChain: [] };
+export function verifyRegisters(registers: readonly NoRegister[], keyFor: (version: string) => KeyObject | string, options: NoVerifyOptions = {}): NoVerifyReport {
+  const pinned = options.pinned ?? [];
+  const report: NoVerifyReport = { ok: true, registers: [], midChain: [], chained: [], keys: [], pinned: [...pinned] };
+  const used = new Map<string, KeyUse>();
+  const use = (key: KeyObject, label: string): void => {
+    const fingerprint = keyFingerprint(key);
+    const known = used.get(fingerprint);
+    if (known) known.signatures += 1;
+    else {
+      const k = { fingerprint, label, signatures: 1 };
+      used.set(fingerprint, k);
+      report.keys.push(k);
+    }
+  };
+  const pinnedText = pinned.map((p) => p.fingerprint).join(' or ');
   for (const reg of registers) {
     const entry = { registerID: reg.registerID, transactions: reg.transactions.length, verified: 0, firstNr: '', lastNr: '' };
     report.registers.push(entry);
@@ -164,6 +278,7 @@ export function verifyRegisters(registers: readonly NoRegister[], keyFor: (versi
     };
     for (const t of reg.transactions) if (!NR.test(t.nr)) return fail(t, `nr "${t.nr}" is not a number`);
     const sorted = [...reg.transactions].sort((a, b) => (BigInt(a.nr) < BigInt(b.nr) ? -1 : BigInt(a.nr) > BigInt(b.nr) ? 1 : 0));
+    const before = options.previous?.get(reg.registerID);
     let prev: NoCashTransaction | undefined;
     for (const t of sorted) {
       const nr = BigInt(t.nr);
@@ -176,25 +291,44 @@ export function verifyRegisters(registers: readonly NoRegister[], keyFor: (versi
         }
       }
       if (!t.signature) return fail(t, 'the signature is missing');
+      if (!isNoSignatureForm(t.signature)) {
+        return fail(t, `the signature is not the exact base64 of an RSA-1024 signature (172 characters, the last one "="; this one has ${t.signature.length})`);
+      }
       if (!t.keyVersion) return fail(t, 'the keyVersion is missing');
       if (!DATE.test(t.transDate) || Number.isNaN(Date.parse(`${t.transDate}T00:00:00Z`))) return fail(t, `malformed transDate "${t.transDate}" (YYYY-MM-DD)`);
       if (!TIME.test(t.transTime)) return fail(t, `malformed transTime "${t.transTime}" (HH:mm:ss)`);
       if (!AMOUNT.test(t.transAmntIn)) return fail(t, `malformed amount: transAmntIn "${t.transAmntIn}" (a decimal point and exactly 2 decimals)`);
       if (!AMOUNT.test(t.transAmntEx)) return fail(t, `malformed amount: transAmntEx "${t.transAmntEx}" (a decimal point and exactly 2 decimals)`);
-      if (!prev && nr !== 1n) {
+      let prevSignature = prev ? prev.signature : '0';
+      if (!prev && before) {
+        if (nr !== BigInt(before.nr) + 1n) {
+          return fail(t, `${PREVIOUS_SIGNATURE_FILE} gives nr ${before.nr} as the transaction before the period, so the first one must be nr ${BigInt(before.nr) + 1n}, not nr ${t.nr}`);
+        }
+        if (!isNoSignatureForm(before.signature)) return fail(t, `the signature of nr ${before.nr} in ${PREVIOUS_SIGNATURE_FILE} is not the exact base64 of an RSA-1024 signature`);
+        prevSignature = before.signature;
+        report.chained.push({ registerID: reg.registerID, nr: t.nr, previousNr: before.nr, previousSignature: before.signature });
+      }
+      if (!prev && nr !== 1n && !before) {
         // the previous signature is in the previous file: this one cannot be checked, the next ones can
         report.midChain.push({ registerID: reg.registerID, nr: t.nr });
       } else {
+        const data = Buffer.from(signedString(prevSignature, t), 'utf8');
         const key = keyFor(t.keyVersion);
-        if (typeof key === 'string') return fail(t, `missing key version ${t.keyVersion}: ${key}`);
-        const data = Buffer.from(signedString(prev ? prev.signature : '0', t), 'utf8');
-        let good = false;
-        try {
-          good = verifySignature('sha1', data, key, Buffer.from(t.signature, 'base64'));
-        } catch {
-          good = false;
+        if (pinned.length === 0) {
+          if (typeof key === 'string') return fail(t, `missing key version ${t.keyVersion}: ${key}`);
+          if (!verifies(data, key, t.signature)) {
+            return fail(t, `the signature does not verify with key version ${t.keyVersion} (the transaction was changed, the chain is broken, or the key is not the one it was signed with)`);
+          }
+          use(key, `key version ${t.keyVersion} (public-key-${t.keyVersion}.pem of the export)`);
+        } else {
+          if (typeof key !== 'string' && !pinned.some((p) => p.fingerprint === keyFingerprint(key))) {
+            const theirs = verifies(data, key, t.signature) ? '; the signature verifies with that other key: the chain was signed (or re-signed) by another key' : '';
+            return fail(t, `signed with another key: key version ${t.keyVersion} of the export has SHA-256 ${keyFingerprint(key)}, not the --key (${pinnedText})${theirs}`);
+          }
+          const by = pinned.find((p) => verifies(data, p.key, t.signature));
+          if (!by) return fail(t, `the signature does not verify with the --key (${pinnedText}): the transaction was changed, the chain is broken, or another key signed it`);
+          use(by.key, `key version ${t.keyVersion}, the ${by.label}`);
         }
-        if (!good) return fail(t, `the signature does not verify with key version ${t.keyVersion} (the transaction was changed, the chain is broken, or the key is not the one it was signed with)`);
         entry.verified += 1;
       }
       if (!prev) entry.firstNr = t.nr;
@@ -205,19 +339,37 @@ export function verifyRegisters(registers: readonly NoRegister[], keyFor: (versi
   return report;
 }
 
+/** The lines naming the keys: each key used with its SHA-256 fingerprint, and the --key ones. */
+export function keyLines(keys: readonly KeyUse[], pinned: readonly PinnedKey[]): string[] {
+  const lines = keys.map((k) => `  key: ${k.label}, SHA-256 ${k.fingerprint}, ${k.signatures} signatures`);
+  for (const p of pinned) lines.push(`  pinned: ${p.label}, SHA-256 ${p.fingerprint}`);
+  if (pinned.length === 0 && keys.length > 0) {
+    lines.push('  note: the keys come from the export itself: compare their fingerprints with the declared public key (or give it with --key <pem>)');
+  }
+  return lines;
+}
+
 export function describeNoReport(r: NoVerifyReport): string {
+  const keys = keyLines(r.keys, r.pinned);
   if (!r.ok && r.broken) {
     const b = r.broken;
-    return `BROKEN at register ${b.registerID}, cashtransaction nr ${b.nr} (transID ${b.transID}): ${b.reason}`;
+    return [`BROKEN at register ${b.registerID}, cashtransaction nr ${b.nr} (transID ${b.transID}): ${b.reason}`, ...keys].join('\n');
   }
   const total = r.registers.reduce((n, x) => n + x.verified, 0);
   const count = r.registers.reduce((n, x) => n + x.transactions, 0);
   if (count === 0) return 'OK: the file holds no cashtransaction, there is no signature to verify';
   const lines = r.registers.map((x) => `  register ${x.registerID}: ${x.transactions} cashtransactions (nr ${x.firstNr} to ${x.lastNr}), ${x.verified} signatures checked`);
-  const notes = r.midChain.map(
-    (m) => `  note: register ${m.registerID} starts mid-chain at nr ${m.nr}; the signature of nr ${m.nr} needs the signature of nr ${BigInt(m.nr) - 1n} from the previous file and is not checked here`,
+  const chained = r.chained.map(
+    (c) => `  register ${c.registerID}: nr ${c.nr} chained to the signature of nr ${c.previousNr} from ${PREVIOUS_SIGNATURE_FILE} (${c.previousSignature.slice(0, 16)}...: compare it with the previous export's last)`,
   );
-  return [`OK: ${count} cashtransactions in ${r.registers.length} registers, all ${total} signatures verify`, ...lines, ...notes].join('\n');
+  const notes = r.midChain.map(
+    (m) => `  note: register ${m.registerID} starts mid-chain at nr ${m.nr}; the signature of nr ${m.nr} needs the signature of nr ${BigInt(m.nr) - 1n} from the previous file (${PREVIOUS_SIGNATURE_FILE}) and is not checked here`,
+  );
+  const head =
+    total === count
+      ? `OK: ${count} cashtransactions in ${r.registers.length} registers, all ${total} signatures verify`
+      : `OK: ${count} cashtransactions in ${r.registers.length} registers, ${total} of ${count} signatures verified (${count - total} not checked: mid-chain without the previous signature)`;
+  return [head, ...lines, ...chained, ...notes, ...keys].join('\n');
 }
 
 async function entryBytes(zip: ZipFile, entry: Entry): Promise<Buffer> {
@@ -231,6 +383,8 @@ interface Inputs {
   /** the PEM text of a key version */
   pemFor(version: string): string | undefined;
   where: string;
+  /** the text of previous-signature.txt, when the export has one */
+  previous?: string;
 }
 
 async function readZip(path: string): Promise<Inputs | string> {
@@ -238,15 +392,17 @@ async function readZip(path: string): Promise<Inputs | string> {
   try {
     const xmls: Array<{ name: string; bytes: Buffer }> = [];
     const pems = new Map<string, string>();
+    let previous: string | undefined;
     for await (const entry of zip.eachEntry()) {
       const name = entry.fileName.split('/').pop() ?? '';
       const key = KEY_FILE.exec(name);
       if (name.toLowerCase().endsWith('.xml')) xmls.push({ name, bytes: await entryBytes(zip, entry) });
       else if (key) pems.set(key[1] as string, (await entryBytes(zip, entry)).toString('utf8'));
+      else if (name === PREVIOUS_SIGNATURE_FILE) previous = (await entryBytes(zip, entry)).toString('utf8');
     }
     if (xmls.length === 0) return 'the zip holds no SAF-T Cash Register XML file';
     if (xmls.length > 1) return `the zip holds ${xmls.length} XML files (${xmls.map((x) => x.name).join(', ')}); verify one SAF-T file at a time`;
-    return { xml: (xmls[0] as { bytes: Buffer }).bytes, pemFor: (v) => pems.get(v), where: 'in the zip' };
+    return { xml: (xmls[0] as { bytes: Buffer }).bytes, pemFor: (v) => pems.get(v), where: 'in the zip', ...(previous !== undefined ? { previous } : {}) };
   } finally {
     zip.close();
   }
@@ -284,9 +440,34 @@ function keyLookup(pemFor: (version: string) => string | undefined, where: strin
   };
 }
 
-/** Verifies an export zip (SAF-T XML + public-key-<v>.pem) or a bare XML with its PEM files beside it. */
-export async function verifyExportFile(path: string): Promise<VerifyOutcome> {
+/** The text of a previous-signature.txt beside a bare XML file, if there is one. */
+export function previousBeside(path: string): string | undefined {
+  const file = join(dirname(path), PREVIOUS_SIGNATURE_FILE);
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/** The `--key` files as pinned keys (RSA of `bits` when given), or a text saying why one is unusable. */
+export function readPinnedKeys(paths: readonly string[], bits?: number): PinnedKey[] | string {
+  const keys: PinnedKey[] = [];
+  for (const path of paths) {
+    const k = readPinnedKey(path);
+    if (typeof k === 'string') return k;
+    if (k.key.asymmetricKeyType !== 'rsa') return `--key ${path} is not an RSA key`;
+    const size = k.key.asymmetricKeyDetails?.modulusLength;
+    if (bits !== undefined && size !== bits) return `--key ${path} is RSA-${size ?? '?'}, not RSA-${bits}`;
+    keys.push(k);
+  }
+  return keys;
+}
+
+/**
+ * Verifies an export zip (SAF-T XML + public-key-<v>.pem + previous-signature.txt) or a bare XML with
+ * those files beside it; `keys` are the `--key` PEM files pinning the public key.
+ */
+export async function verifyExportFile(path: string, options: { keys?: readonly string[] } = {}): Promise<VerifyOutcome> {
   const broken = (reason: string): VerifyOutcome => ({ ok: false, text: `BROKEN: ${reason}` });
+  const pinned = readPinnedKeys(options.keys ?? [], 1024);
+  if (typeof pinned === 'string') return broken(pinned);
   let inputs: Inputs;
   try {
     const bytes = readFileSync(path);
@@ -295,7 +476,8 @@ export async function verifyExportFile(path: string): Promise<VerifyOutcome> {
       if (typeof z === 'string') return broken(z);
       inputs = z;
     } else {
-      inputs = { xml: bytes, pemFor: keysBeside(path), where: `beside ${path}` };
+      const previous = previousBeside(path);
+      inputs = { xml: bytes, pemFor: keysBeside(path), where: `beside ${path}`, ...(previous !== undefined ? { previous } : {}) };
     }
   } catch (e) {
     return broken(`${path} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
@@ -306,6 +488,8 @@ export async function verifyExportFile(path: string): Promise<VerifyOutcome> {
   } catch (e) {
     return broken(`not a readable Norwegian SAF-T Cash Register file: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const report = verifyRegisters(registers, keyLookup(inputs.pemFor, inputs.where));
+  const previous = inputs.previous === undefined ? undefined : parsePreviousSignatures(inputs.previous);
+  if (typeof previous === 'string') return broken(previous);
+  const report = verifyRegisters(registers, keyLookup(inputs.pemFor, inputs.where), { pinned, ...(previous ? { previous } : {}) });
   return { ok: report.ok, text: describeNoReport(report) };
 }
