@@ -18,10 +18,10 @@
 import { createHash } from 'node:crypto';
 import { type Dec, ZERO, add, cmp, dec, fmt, parseDec, rescale, sign, significantScale, sub } from '../../../shared/money.js';
 import { type Obj, lines, obj } from '../../codec/index.js';
-import { escapeXml } from '../no/saft-xml.js';
+import { type PassWriter, type RecordSource, type SaftScan, XmlOut, runPasses, runPassesSync } from '../no/saft-xml.js';
 import {
-  BASICS, type CashTx, OTHER_ART_GROUP, type Report, amount, artGroupsOf, cashTxOf, isModLine, isPosLine,
-  isX, isZ, lineVat, money2, paymentTypeOf, qtyOf, reportOf, text,
+  BASICS, type CashTx, OTHER_ART_GROUP, type Report, ReportTally, amount, artGroupsOf, cashTxOf, isModLine, isPosLine,
+  isX, isZ, lineTypeOf, lineVat, money2, paymentTypeOf, qtyOf, text, vatTaxA,
 } from '../no/saft-report.js';
 
 export const SAFT_DK_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:DK';
@@ -29,9 +29,7 @@ export const SAFT_DK_SCHEMA = 'Danish_SAF-T_Cash_Register_Schema_v_1.0.3.xsd';
 /** The employee of events and transactions without an operator. */
 export const POS_EMPLOYEE = 'POS';
 
-export interface DanishSaftInput {
-  /** journal record data of ONE register in SQ order, from its first record (older records feed the report grand totals) */
-  records: Obj[];
+export interface DanishSaftOptions {
   /** the Cfg (or a record `{ Cfg }`): Cmp {Nam, TaxId, Adr, AdrNr, Zip, City, Ctry}, Loc {TL, Nam, Adr, AdrNr, Zip, City, Ctry}, Trm {TT} */
   cfg: Obj;
   registerId: string;
@@ -39,9 +37,21 @@ export interface DanishSaftInput {
   period: { from?: string; till?: string };
   created: Date;
   software: { name: string; version: string; company: string };
-  /** the signing certificates as PEM, by serial number (uppercase hex, as Fis.CertSerial) */
-  certificates: Record<string, string>;
+  /** the signing certificates as PEM, by serial number (uppercase hex, as Fis.CertSerial), or a look-up by serial */
+  certificates: Record<string, string> | ((serial: string) => string | undefined);
   currency?: 'DKK';
+}
+
+export interface DanishSaftInput extends DanishSaftOptions {
+  /** journal record data of ONE register in SQ order, from its first record (older records feed the report grand totals) */
+  records: readonly Obj[];
+}
+
+export interface DanishSaftStreamInput extends DanishSaftOptions {
+  /** the same records, read again from the start on each call (see runPasses in no/saft-xml.ts) */
+  records: RecordSource;
+  /** called after the first read, before any text is handed over */
+  onScanned?: (scan: SaftScan) => void;
 }
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
@@ -58,31 +68,6 @@ export function danishSaftFileName(cvr: string, created: Date): string {
   return `SAF-T Cash Register_${cvrNumber(cvr)}_${stamp}_1_1.xml`;
 }
 
-class Out {
-  private readonly out: string[] = [];
-  private depth = 0;
-  open(name: string): void {
-    this.out.push(`${'\t'.repeat(this.depth)}<${name}>`);
-    this.depth += 1;
-  }
-  close(name: string): void {
-    this.depth -= 1;
-    this.out.push(`${'\t'.repeat(this.depth)}</${name}>`);
-  }
-  leaf(name: string, value: string | number | undefined, max?: number): void {
-    if (value === undefined) return;
-    let v = String(value);
-    if (max !== undefined) v = [...v].slice(0, max).join('');
-    this.out.push(`${'\t'.repeat(this.depth)}<${name}>${escapeXml(v)}</${name}>`);
-  }
-  raw(line: string): void {
-    this.out.push(line);
-  }
-  toString(): string {
-    return `${this.out.join('\n')}\n`;
-  }
-}
-
 /** A record's time: TS as date and time, else ESR.D. */
 function whenOf(r: Obj): { date: string; time: string } {
   const ts = text(r, 'TS') ?? text(obj(r, 'ESR'), 'D') ?? '';
@@ -96,7 +81,7 @@ function stampOf(r: Obj): string | undefined {
   return text(r, 'TS') ?? text(obj(r, 'ESR'), 'D');
 }
 
-function inPeriod(r: Obj, p: DanishSaftInput['period']): boolean {
+function inPeriod(r: Obj, p: DanishSaftOptions['period']): boolean {
   const ts = stampOf(r);
   if (ts === undefined) return true;
   if (p.from && ts.slice(0, p.from.length) < p.from) return false;
@@ -104,7 +89,7 @@ function inPeriod(r: Obj, p: DanishSaftInput['period']): boolean {
   return true;
 }
 
-function afterPeriod(r: Obj, p: DanishSaftInput['period']): boolean {
+function afterPeriod(r: Obj, p: DanishSaftOptions['period']): boolean {
   const ts = stampOf(r);
   return ts !== undefined && p.till !== undefined && ts.slice(0, p.till.length) > p.till;
 }
@@ -141,7 +126,7 @@ interface EventOut {
   time: string;
   text?: string;
   report?: Report;
-  empPayments?: Array<{ emp: string; type: string; num: number; amnt: Dec }>;
+  empPayments?: EmpPayment[];
 }
 
 const AUDIT_EVENTS: Readonly<Record<string, string>> = {
@@ -180,276 +165,384 @@ export function articleIdOf(line: Obj): string {
   return `D${createHash('sha256').update(text(line, 'Dsc') ?? '', 'utf8').digest('hex').slice(0, 16).toUpperCase()}`;
 }
 
-/** Per employee and payment type: the payments of the report window (as reportOf counts them). */
-function empPaymentsOf(window: readonly Obj[]): EventOut['empPayments'] {
-  const m = new Map<string, { emp: string; type: string; num: number; amnt: Dec }>();
-  for (const r of window) {
-    const tx = cashTxOf(r);
-    if (!tx || tx.training || tx.payin || tx.payout) continue;
+type EmpPayment = { emp: string; type: string; num: number; amnt: Dec };
+
+/** Per employee and payment type: the payments of the report window (as the report counts them), kept while walking. */
+class EmpPayments {
+  private m = new Map<string, EmpPayment>();
+  add(tx: CashTx): void {
+    if (tx.training || tx.payin || tx.payout) return;
     const emp = txEmp(tx);
     for (const pay of lines(tx.esr, 'PayA')) {
       const g = (text(pay, 'PayG') ?? '').toLowerCase();
       if (g === 'rounding') continue;
       const type = paymentTypeOf(g);
       const key = `${emp}\u0000${type}`;
-      const cur = m.get(key) ?? { emp, type, num: 0, amnt: ZERO };
-      m.set(key, { emp, type, num: cur.num + (g === 'change' ? 0 : 1), amnt: add(cur.amnt, amount(text(pay, 'Amt'))) });
+      const cur = this.m.get(key) ?? { emp, type, num: 0, amnt: ZERO };
+      this.m.set(key, { emp, type, num: cur.num + (g === 'change' ? 0 : 1), amnt: add(cur.amnt, amount(text(pay, 'Amt'))) });
     }
   }
-  const list = [...m.values()];
-  return list.length ? list : [{ emp: POS_EMPLOYEE, type: 'CASH', num: 0, amnt: ZERO }];
-}
-
-/** One value of the period's transactions (Fis[key]); an error when they disagree (the signatures cover it). */
-function signedValue(txs: readonly CashTx[], key: string): string | undefined {
-  let value: string | undefined;
-  for (const tx of txs) {
-    const v = text(tx.fis, key);
-    if (v === undefined) continue;
-    if (value !== undefined && v !== value) {
-      throw new Error(`the cash transactions of the period were signed with different ${key} values ("${value}", "${v}" at nr ${tx.fn}); export the periods separately`);
-    }
-    value = v;
+  list(): EmpPayment[] {
+    const list = [...this.m.values()];
+    return list.length ? list : [{ emp: POS_EMPLOYEE, type: 'CASH', num: 0, amnt: ZERO }];
   }
-  return value;
+  clear(): void {
+    this.m = new Map();
+  }
 }
 
-/** The Danish SAF-T Cash Register XML of one register for a period. */
+/** The Danish SAF-T Cash Register XML of one register for a period, as text chunks (records read twice, see runPasses). */
+export function danishSaftXmlChunks(input: DanishSaftStreamInput): AsyncGenerator<string> {
+  return runPasses(new DkWriter(input), input.records, input.onScanned);
+}
+
+/** The Danish SAF-T Cash Register XML of one register for a period (all records in memory; see danishSaftXmlChunks). */
 export function danishSaftXml(input: DanishSaftInput): string {
-  const cfg = obj(input.cfg, 'Cfg') ?? input.cfg;
-  const cmp0 = obj(cfg, 'Cmp') ?? {};
-  const loc = obj(cfg, 'Loc') ?? {};
-  const companyName = text(cmp0, 'Nam') || '-';
-  const currency = input.currency ?? 'DKK';
-  const all = input.records;
+  return runPassesSync(new DkWriter(input), input.records);
+}
 
-  const sqByFn = new Map<string, string>();
-  const copies = new Map<string, number>();
-  for (const r of all) {
-    if (afterPeriod(r, input.period)) break;
-    const tx = cashTxOf(r);
-    if (tx) sqByFn.set(tx.fn, tx.sq);
-    if (r._ === 'Tra' && (text(r, 'BC') ?? '').toLowerCase() === 'reprint') {
-      const rfn = text(obj(r, 'Fis'), 'RFN');
-      if (rfn) copies.set(rfn, (copies.get(rfn) ?? 0) + 1);
-    }
+class DkWriter implements PassWriter {
+  private readonly o = new XmlOut();
+  /** the cashtransactions, at their depth in cashregister */
+  private readonly t = new XmlOut(3);
+  private readonly cmp0: Obj;
+  private readonly loc: Obj;
+  private readonly companyName: string;
+  private readonly certificateOf: (serial: string) => string | undefined;
+  // first pass
+  private readonly sqByFn = new Map<string, string>();
+  private readonly totals = new Map<string, Dec>();
+  private readonly copies = new Map<string, number>();
+  private readonly tally = new ReportTally(this.totals);
+  private readonly empPayments = new EmpPayments();
+  private readonly reports = new Map<number, { report: Report; empPayments: EmpPayment[] }>();
+  private readonly employees = new Map<string, { name?: string; date: string; time: string }>();
+  private readonly usedBasics = new Set<string>();
+  private readonly artGroups = new Map<string, string>();
+  private readonly articles = new Map<string, { desc: string; group: string; date: string }>();
+  private readonly rates = new Map<string, Dec>();
+  /** the signed CompanyIdent and RegisterID of the period's transactions (one value each) */
+  private readonly signed: Record<'CompanyIdent' | 'RegisterID', { value: string } | undefined> = { CompanyIdent: undefined, RegisterID: undefined };
+  private zCount = 0;
+  private ended = false;
+  private first: { date: string; time: string } | undefined;
+  private last: { date: string; time: string } | undefined;
+  private previousTx: { nr: string; signature: string } | undefined;
+  private previous: { nr: string; signature: string } | undefined;
+  private firstExported = true;
+  private txCount = 0;
+  private eventCount = 0;
+  private cvr = '';
+  private registerId = '';
+  lastIndex = -1;
+
+  constructor(private readonly input: DanishSaftOptions) {
+    const cfg = obj(input.cfg, 'Cfg') ?? input.cfg;
+    this.cmp0 = obj(cfg, 'Cmp') ?? {};
+    this.loc = obj(cfg, 'Loc') ?? {};
+    this.companyName = text(this.cmp0, 'Nam') || '-';
+    const certs = input.certificates;
+    this.certificateOf = typeof certs === 'function' ? certs : (serial) => certs[serial.toUpperCase()] ?? certs[serial];
   }
 
-  const periodTxs = all.filter((r) => inPeriod(r, input.period)).map(cashTxOf).filter((t): t is CashTx => t !== undefined);
-  const cvr = signedValue(periodTxs, 'CompanyIdent') ?? cvrNumber(text(cmp0, 'TaxId'));
-  const registerId = signedValue(periodTxs, 'RegisterID') ?? input.registerId;
+  get size(): number {
+    return this.o.size;
+  }
 
-  const events: EventOut[] = [];
-  const txs: CashTx[] = [];
-  const employees = new Map<string, { name?: string; date: string; time: string }>();
-  const addEmployee = (id: string, when: { date: string; time: string }, name?: string): void => {
-    const known = employees.get(id);
-    if (!known) employees.set(id, { ...(name ? { name } : {}), ...when });
+  take(): string {
+    return this.o.take();
+  }
+
+  get transactionsSize(): number {
+    return this.t.size;
+  }
+
+  takeTransactions(): string {
+    return this.t.take();
+  }
+
+  private addEmployee(id: string, when: { date: string; time: string }, name?: string): void {
+    const known = this.employees.get(id);
+    if (!known) this.employees.set(id, { ...(name ? { name } : {}), ...when });
     else if (!known.name && name) known.name = name;
-  };
-  let lastZ = -1;
-  let zCount = 0;
-  let first: { date: string; time: string } | undefined;
-  let last: { date: string; time: string } | undefined;
+  }
 
-  all.forEach((r, i) => {
-    const z = isZ(r);
-    if (z) zCount += 1;
-    const x = isX(r);
-    if (inPeriod(r, input.period) && r._ !== 'Cfg') {
-      const when = whenOf(r);
-      first ??= when;
-      last = when;
-      const opr = operatorOf(r);
-      const emp = opr ?? POS_EMPLOYEE;
-      addEmployee(emp, when, r._ === 'Tra' ? text(obj(r, 'ESR'), 'OprN') : undefined);
-      const sq = text(r, 'SQ') ?? String(i + 1);
-      const tx = cashTxOf(r);
-      if (tx) {
-        txs.push(tx);
-        addEmployee(txEmp(tx), when, text(tx.esr, 'OprN'));
-        events.push({
-          id: sq, type: receiptEventType(tx), transId: text(tx.fis, 'TransID') ?? sq, empId: txEmp(tx),
-          date: text(tx.fis, 'TransDate') ?? when.date, time: text(tx.fis, 'TransTime') ?? when.time,
-        });
-      } else if (r._ === 'Tra') {
-        const bc = (text(r, 'BC') ?? '').toLowerCase();
-        const fis = obj(r, 'Fis') ?? {};
-        const base = { id: sq, empId: emp, ...when };
-        if (bc === 'login') events.push({ ...base, type: 'EMPIN' });
-        else if (bc === 'logout') events.push({ ...base, type: 'EMPOUT' });
-        else if (bc === 'reprint') {
-          const rfn = text(fis, 'RFN') ?? '';
-          const orig = sqByFn.get(rfn);
-          events.push({ ...base, type: 'COPYREC', ...(orig ? { transId: orig } : {}), text: `Kopi af kvittering nr ${rfn}` });
-        } else if (x || z) {
-          const report = reportOf({
-            records: all.slice(0, i + 1), from: lastZ + 1, kind: z ? 'Z report' : 'X report',
-            reportId: z ? String(zCount) : `X${sq}`, company: { ident: cvr, name: companyName },
-            registerId, date: when.date, time: when.time,
-          });
-          events.push({ ...base, type: z ? 'ZREP' : 'XREP', text: z ? 'Z-rapport' : 'X-rapport', report, empPayments: empPaymentsOf(all.slice(lastZ + 1, i + 1)) });
-        } else {
-          events.push({ ...base, type: 'OTHEREVT', text: `${text(r, 'BC') ?? 'event'}${text(r, 'BCF') ? ` (${text(r, 'BCF')})` : ''}` });
-        }
-      } else if (r._ === 'Audit') {
-        const audit = obj(r, 'Audit') ?? {};
-        const type = text(audit, 'Type') ?? '';
-        const t = [AUDIT_EVENTS[type] ? undefined : type, text(audit, 'Txt')].filter(Boolean).join(': ');
-        events.push({ id: sq, type: AUDIT_EVENTS[type] ?? 'OTHEREVT', empId: emp, ...when, ...(t ? { text: t } : {}) });
-      } else if (r._ === 'log') {
-        const ev = (text(r, 'Event') ?? '').toLowerCase();
-        events.push({ id: sq, type: ev === 'start' ? 'POSSTART' : ev === 'stop' ? 'POSEND' : 'OTHEREVT', empId: emp, ...when, ...(ev === 'start' || ev === 'stop' ? {} : { text: ev || 'log' }) });
+  /** One value of the period's transactions (Fis[key]); an error when they disagree (the signatures cover it). */
+  private signedValue(tx: CashTx, key: 'CompanyIdent' | 'RegisterID'): void {
+    const v = text(tx.fis, key);
+    if (v === undefined) return;
+    const known = this.signed[key];
+    if (known !== undefined && v !== known.value) {
+      throw new Error(`the cash transactions of the period were signed with different ${key} values ("${known.value}", "${v}" at nr ${tx.fn}); export the periods separately`);
+    }
+    this.signed[key] = { value: v };
+  }
+
+  scan(r: Obj, i: number): void {
+    const tx = cashTxOf(r);
+    if (!this.ended && afterPeriod(r, this.input.period)) this.ended = true;
+    if (!this.ended) {
+      if (tx) this.sqByFn.set(tx.fn, tx.sq);
+      if (r._ === 'Tra' && (text(r, 'BC') ?? '').toLowerCase() === 'reprint') {
+        const rfn = text(obj(r, 'Fis'), 'RFN');
+        if (rfn) this.copies.set(rfn, (this.copies.get(rfn) ?? 0) + 1);
       }
     }
-    if (z) lastZ = i;
-  });
-
-  // codes, rates, article groups and articles used
-  const usedBasics = new Set<string>();
-  const artGroups = new Map<string, string>();
-  const articles = new Map<string, { desc: string; group: string; date: string }>();
-  const rates = new Map<string, Dec>();
-  for (const e of events) {
-    usedBasics.add(e.type);
-    if (e.report) {
-      for (const p of e.report.payments) usedBasics.add(p.id);
-      for (const g of e.report.artGroups) if (!artGroups.has(g.id)) artGroups.set(g.id, g.id === OTHER_ART_GROUP ? 'Other' : g.id);
+    if (tx) this.totals.set(tx.fn, tx.total);
+    this.tally.add(r, tx);
+    if (tx) this.empPayments.add(tx);
+    const z = isZ(r);
+    if (z) this.zCount += 1;
+    if (inPeriod(r, this.input.period) && r._ !== 'Cfg') {
+      this.lastIndex = i;
+      const when = whenOf(r);
+      this.first ??= when;
+      this.last = when;
+      const emp = operatorOf(r) ?? POS_EMPLOYEE;
+      this.addEmployee(emp, when, r._ === 'Tra' ? text(obj(r, 'ESR'), 'OprN') : undefined);
+      if (tx) {
+        this.signedValue(tx, 'CompanyIdent');
+        this.signedValue(tx, 'RegisterID');
+        const serial = text(tx.fis, 'CertSerial') ?? '';
+        if (!this.certificateOf(serial)) throw new Error(`no certificate with serial "${serial.toUpperCase()}" for cash transaction nr ${tx.fn} (SQ ${tx.sq})`);
+        if (this.firstExported && tx.fn !== '1' && this.previousTx) this.previous = this.previousTx;
+        this.firstExported = false;
+        this.txCount += 1;
+        this.addEmployee(txEmp(tx), when, text(tx.esr, 'OprN'));
+        this.usedBasics.add(text(tx.fis, 'TransType') ?? 'OTHERTRANS');
+        const posA = lines(tx.esr, 'PosA').filter((l) => isPosLine(l) || isModLine(l));
+        const groups = artGroupsOf(posA);
+        posA.forEach((line, k) => {
+          const group = groups[k] as string;
+          const fallback = group === OTHER_ART_GROUP ? 'Other' : text(line, 'Cat') || group;
+          if (isPosLine(line) && (!this.artGroups.has(group) || this.artGroups.get(group) === group)) this.artGroups.set(group, text(line, 'CatN') || fallback);
+          else if (!this.artGroups.has(group)) this.artGroups.set(group, fallback);
+          const id = articleIdOf(line);
+          if (!this.articles.has(id)) this.articles.set(id, { desc: text(line, 'Dsc') || id, group, date: text(tx.fis, 'TransDate') ?? when.date });
+          this.usedBasics.add(lineTypeOf(line));
+        });
+        for (const t of vatTaxA(tx.esr)) {
+          const rate = amount(text(t, 'Prc'));
+          this.rates.set(fmt(rescale(rate, 3)), rate);
+        }
+        for (const pay of lines(tx.esr, 'PayA')) {
+          if ((text(pay, 'PayG') ?? '').toLowerCase() !== 'rounding') this.usedBasics.add(paymentTypeOf(text(pay, 'PayG')));
+        }
+      }
+      const type = eventTypeOf(r, tx);
+      if (type) {
+        this.eventCount += 1;
+        this.usedBasics.add(type);
+      }
+      if (type === 'ZREP' || type === 'XREP') {
+        const sq = text(r, 'SQ') ?? String(i + 1);
+        // companyIdent and registerID: set when written (the signed values of the whole period)
+        const report = this.tally.report({
+          kind: z ? 'Z report' : 'X report', reportId: z ? String(this.zCount) : `X${sq}`, company: { ident: '', name: this.companyName },
+          registerId: '', date: when.date, time: when.time,
+        });
+        const empPayments = this.empPayments.list();
+        this.reports.set(i, { report, empPayments });
+        for (const p of report.payments) this.usedBasics.add(p.id);
+        for (const g of report.artGroups) if (!this.artGroups.has(g.id)) this.artGroups.set(g.id, g.id === OTHER_ART_GROUP ? 'Other' : g.id);
+        for (const p of empPayments) this.usedBasics.add(p.type);
+      }
     }
-    for (const p of e.empPayments ?? []) usedBasics.add(p.type);
-  }
-  for (const tx of txs) {
-    usedBasics.add(text(tx.fis, 'TransType') ?? 'OTHERTRANS');
-    const posA = lines(tx.esr, 'PosA').filter((l) => isPosLine(l) || isModLine(l));
-    const groups = artGroupsOf(posA);
-    posA.forEach((line, i) => {
-      const group = groups[i] as string;
-      if (isPosLine(line) && (!artGroups.has(group) || artGroups.get(group) === group)) artGroups.set(group, text(line, 'CatN') || (group === OTHER_ART_GROUP ? 'Other' : group));
-      else if (!artGroups.has(group)) artGroups.set(group, group === OTHER_ART_GROUP ? 'Other' : group);
-      const id = articleIdOf(line);
-      if (!articles.has(id)) articles.set(id, { desc: text(line, 'Dsc') || id, group, date: text(tx.fis, 'TransDate') ?? whenOf(tx.record).date });
-      usedBasics.add(isModLine(line) ? (sign(amount(text(line, 'Amt'))) < 0 ? 'DSC' : 'SAL') : sign(amount(text(line, 'Amt'))) < 0 ? 'RET' : 'SAL');
-    });
-    for (const t of lines(tx.esr, 'TaxA')) {
-      const rate = amount(text(t, 'Prc'));
-      rates.set(fmt(rescale(rate, 3)), rate);
-    }
-    for (const pay of lines(tx.esr, 'PayA')) {
-      if ((text(pay, 'PayG') ?? '').toLowerCase() !== 'rounding') usedBasics.add(paymentTypeOf(text(pay, 'PayG')));
+    if (tx) this.previousTx = { nr: tx.fn, signature: text(tx.fis, 'Signature') ?? '' };
+    if (z) {
+      this.tally.closeWindow();
+      this.empPayments.clear();
     }
   }
-  for (const r of ['0', '25']) rates.set(fmt(rescale(dec(r), 3)), dec(r));
-  const created = input.created;
-  const startDate = input.period.from?.slice(0, 10) ?? first?.date ?? isoDate(created);
-  const endDate = input.period.till?.slice(0, 10) ?? last?.date ?? isoDate(created);
-  const periodTime = (p: string | undefined, fallback: string): string => (p && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(p) ? p.slice(11, 19) : fallback);
-  if (articles.size === 0) articles.set('MISC', { desc: 'Diverse', group: OTHER_ART_GROUP, date: startDate });
-  if (employees.size === 0) addEmployee(POS_EMPLOYEE, { date: startDate, time: '00:00:00' });
 
-  const o = new Out();
-  o.raw('<?xml version="1.0" encoding="UTF-8"?>');
-  o.raw(`<auditfile xmlns="${SAFT_DK_NAMESPACE}">`);
-  o.open('header');
-  o.leaf('fiscalYear', startDate.slice(0, 4));
-  o.leaf('startDate', startDate);
-  o.leaf('endDate', endDate);
-  o.leaf('curCode', currency);
-  o.leaf('dateCreated', isoDate(created));
-  o.leaf('timeCreated', `${pad(created.getHours())}:${pad(created.getMinutes())}:${pad(created.getSeconds())}`);
-  o.leaf('softwareDesc', input.software.name || '-', 100);
-  o.leaf('softwareVersion', input.software.version || '-', 20);
-  o.leaf('softwareCompanyName', input.software.company || '-', 100);
-  o.leaf('auditfileVersion', '1.0.3');
-  o.leaf('headerComment', `Cash register ${registerId}`, 999);
-  o.close('header');
-
-  o.open('company');
-  o.leaf('companyIdent', cvr || '-', 36);
-  o.leaf('companyName', companyName, 100);
-  o.leaf('taxRegistrationCountry', 'DK');
-  if (cvr) o.leaf('taxRegIdent', cvr, 50);
-  address(o, cmp0, cmp0);
-
-  o.open('vatCodeDetails');
-  for (const rate of [...rates.values()].sort(cmp)) {
-    const v = danishVatCode(rate);
-    o.open('vatCodeDetail');
-    o.leaf('vatCode', v.code);
-    o.leaf('dateOfEntry', startDate);
-    o.leaf('vatDesc', v.desc);
-    o.leaf('standardVatCode', v.standard);
-    o.close('vatCodeDetail');
+  endScan(): DanishScan {
+    this.cvr = this.signed.CompanyIdent?.value ?? cvrNumber(text(this.cmp0, 'TaxId'));
+    this.registerId = this.signed.RegisterID?.value ?? this.input.registerId;
+    return { registerId: this.registerId, ...(this.previous ? { previous: this.previous } : {}), transactions: this.txCount, events: this.eventCount };
   }
-  o.close('vatCodeDetails');
 
-  o.open('periods');
-  o.open('period');
-  o.leaf('periodNumber', 1);
-  o.leaf('periodDesc', `${startDate} - ${endDate}`);
-  o.leaf('startDatePeriod', startDate);
-  o.leaf('startTimePeriod', periodTime(input.period.from, '00:00:00'));
-  o.leaf('endDatePeriod', endDate);
-  o.leaf('endTimePeriod', periodTime(input.period.till, '23:59:59'));
-  o.close('period');
-  o.close('periods');
+  head(): void {
+    const { o, input, cmp0, loc, companyName, cvr, registerId } = this;
+    for (const r of ['0', '25']) this.rates.set(fmt(rescale(dec(r), 3)), dec(r));
+    const created = input.created;
+    const startDate = input.period.from?.slice(0, 10) ?? this.first?.date ?? isoDate(created);
+    const endDate = input.period.till?.slice(0, 10) ?? this.last?.date ?? isoDate(created);
+    const periodTime = (p: string | undefined, fallback: string): string => (p && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(p) ? p.slice(11, 19) : fallback);
+    if (this.articles.size === 0) this.articles.set('MISC', { desc: 'Diverse', group: OTHER_ART_GROUP, date: startDate });
+    if (this.employees.size === 0) this.addEmployee(POS_EMPLOYEE, { date: startDate, time: '00:00:00' });
 
-  o.open('employees');
-  for (const [id, e] of employees) {
-    const name = (e.name ?? '').trim();
-    const [firstName, ...rest] = name ? name.split(/\s+/) : [id === POS_EMPLOYEE ? 'POS' : id];
-    o.open('employee');
-    o.leaf('empID', id, 36);
-    o.leaf('dateOfEntry', e.date);
-    o.leaf('timeOfEntry', e.time);
-    o.leaf('firstName', firstName || id, 50);
-    o.leaf('surName', rest.join(' ') || (id === POS_EMPLOYEE ? 'System' : firstName || id), 100);
-    o.close('employee');
+    o.raw('<?xml version="1.0" encoding="UTF-8"?>');
+    o.raw(`<auditfile xmlns="${SAFT_DK_NAMESPACE}">`);
+    o.open('header');
+    o.leaf('fiscalYear', startDate.slice(0, 4));
+    o.leaf('startDate', startDate);
+    o.leaf('endDate', endDate);
+    o.leaf('curCode', input.currency ?? 'DKK');
+    o.leaf('dateCreated', isoDate(created));
+    o.leaf('timeCreated', `${pad(created.getHours())}:${pad(created.getMinutes())}:${pad(created.getSeconds())}`);
+    o.leaf('softwareDesc', input.software.name || '-', 100);
+    o.leaf('softwareVersion', input.software.version || '-', 20);
+    o.leaf('softwareCompanyName', input.software.company || '-', 100);
+    o.leaf('auditfileVersion', '1.0.3');
+    o.leaf('headerComment', `Cash register ${registerId}`, 999);
+    o.close('header');
+
+    o.open('company');
+    o.leaf('companyIdent', cvr || '-', 36);
+    o.leaf('companyName', companyName, 100);
+    o.leaf('taxRegistrationCountry', 'DK');
+    if (cvr) o.leaf('taxRegIdent', cvr, 50);
+    address(o, cmp0, cmp0);
+
+    o.open('vatCodeDetails');
+    for (const rate of [...this.rates.values()].sort(cmp)) {
+      const v = danishVatCode(rate);
+      o.open('vatCodeDetail');
+      o.leaf('vatCode', v.code);
+      o.leaf('dateOfEntry', startDate);
+      o.leaf('vatDesc', v.desc);
+      o.leaf('standardVatCode', v.standard);
+      o.close('vatCodeDetail');
+    }
+    o.close('vatCodeDetails');
+
+    o.open('periods');
+    o.open('period');
+    o.leaf('periodNumber', 1);
+    o.leaf('periodDesc', `${startDate} - ${endDate}`);
+    o.leaf('startDatePeriod', startDate);
+    o.leaf('startTimePeriod', periodTime(input.period.from, '00:00:00'));
+    o.leaf('endDatePeriod', endDate);
+    o.leaf('endTimePeriod', periodTime(input.period.till, '23:59:59'));
+    o.close('period');
+    o.close('periods');
+
+    o.open('employees');
+    for (const [id, e] of this.employees) {
+      const name = (e.name ?? '').trim();
+      const [firstName, ...rest] = name ? name.split(/\s+/) : [id === POS_EMPLOYEE ? 'POS' : id];
+      o.open('employee');
+      o.leaf('empID', id, 36);
+      o.leaf('dateOfEntry', e.date);
+      o.leaf('timeOfEntry', e.time);
+      o.leaf('firstName', firstName || id, 50);
+      o.leaf('surName', rest.join(' ') || (id === POS_EMPLOYEE ? 'System' : firstName || id), 100);
+      o.close('employee');
+    }
+    o.close('employees');
+
+    o.open('articles');
+    for (const [id, a] of this.articles) {
+      o.open('article');
+      o.leaf('artID', id, 36);
+      o.leaf('dateOfEntry', a.date);
+      o.leaf('artGroupID', a.group, 36);
+      o.leaf('artDesc', a.desc, 999);
+      o.close('article');
+    }
+    o.close('articles');
+
+    o.open('basics');
+    for (const [id, desc] of this.artGroups) {
+      o.open('basic');
+      o.leaf('basicType', '04');
+      o.leaf('basicID', id, 36);
+      o.leaf('predefinedBasicID', /^04\d{3}$/.test(id) ? id : OTHER_ART_GROUP);
+      o.leaf('basicDesc', desc, 999);
+      o.close('basic');
+    }
+    const basics = [...this.usedBasics].map((id) => BASICS[id]).filter((b) => b !== undefined);
+    for (const bsc of basics.sort((x, y) => (x.type + x.id < y.type + y.id ? -1 : 1))) {
+      o.open('basic');
+      o.leaf('basicType', bsc.type);
+      o.leaf('basicID', bsc.id);
+      o.leaf('predefinedBasicID', bsc.predefined);
+      o.leaf('basicDesc', bsc.desc);
+      o.close('basic');
+    }
+    o.close('basics');
+
+    o.open('location');
+    o.leaf('name', text(loc, 'Nam') || text(loc, 'TL') || companyName, 100);
+    address(o, loc, cmp0);
+    o.open('cashregister');
+    o.leaf('registerID', registerId, 100);
   }
-  o.close('employees');
 
-  o.open('articles');
-  for (const [id, a] of articles) {
-    o.open('article');
-    o.leaf('artID', id, 36);
-    o.leaf('dateOfEntry', a.date);
-    o.leaf('artGroupID', a.group, 36);
-    o.leaf('artDesc', a.desc, 999);
-    o.close('article');
+  event(r: Obj, i: number): void {
+    if (!inPeriod(r, this.input.period) || r._ === 'Cfg') return;
+    const tx = cashTxOf(r);
+    const type = eventTypeOf(r, tx);
+    if (!type) return;
+    const when = whenOf(r);
+    const emp = operatorOf(r) ?? POS_EMPLOYEE;
+    const sq = text(r, 'SQ') ?? String(i + 1);
+    const base = { id: sq, type, empId: emp, ...when };
+    if (tx) {
+      writeEvent(this.o, {
+        ...base, transId: text(tx.fis, 'TransID') ?? sq, empId: txEmp(tx),
+        date: text(tx.fis, 'TransDate') ?? when.date, time: text(tx.fis, 'TransTime') ?? when.time,
+      });
+    } else if (type === 'COPYREC') {
+      const rfn = text(obj(r, 'Fis'), 'RFN') ?? '';
+      const orig = this.sqByFn.get(rfn);
+      writeEvent(this.o, { ...base, ...(orig ? { transId: orig } : {}), text: `Kopi af kvittering nr ${rfn}` });
+    } else if (type === 'ZREP' || type === 'XREP') {
+      const rep = this.reports.get(i);
+      writeEvent(this.o, {
+        ...base, text: type === 'ZREP' ? 'Z-rapport' : 'X-rapport',
+        ...(rep ? { report: { ...rep.report, companyIdent: this.cvr, registerId: this.registerId }, empPayments: rep.empPayments } : {}),
+      });
+    } else if (type === 'EMPIN' || type === 'EMPOUT') {
+      writeEvent(this.o, base);
+    } else if (r._ === 'Tra') {
+      writeEvent(this.o, { ...base, text: `${text(r, 'BC') ?? 'event'}${text(r, 'BCF') ? ` (${text(r, 'BCF')})` : ''}` });
+    } else if (r._ === 'Audit') {
+      const audit = obj(r, 'Audit') ?? {};
+      const at = text(audit, 'Type') ?? '';
+      const t = [AUDIT_EVENTS[at] ? undefined : at, text(audit, 'Txt')].filter(Boolean).join(': ');
+      writeEvent(this.o, { ...base, ...(t ? { text: t } : {}) });
+    } else {
+      const ev = (text(r, 'Event') ?? '').toLowerCase();
+      writeEvent(this.o, { ...base, ...(ev === 'start' || ev === 'stop' ? {} : { text: ev || 'log' }) });
+    }
   }
-  o.close('articles');
 
-  o.open('basics');
-  for (const [id, desc] of artGroups) {
-    o.open('basic');
-    o.leaf('basicType', '04');
-    o.leaf('basicID', id, 36);
-    o.leaf('predefinedBasicID', /^04\d{3}$/.test(id) ? id : OTHER_ART_GROUP);
-    o.leaf('basicDesc', desc, 999);
-    o.close('basic');
+  transaction(r: Obj): void {
+    if (!inPeriod(r, this.input.period) || r._ === 'Cfg') return;
+    const tx = cashTxOf(r);
+    if (tx) writeTransaction(this.t, tx, this.copies.get(tx.fn) ?? 0, this.certificateOf);
   }
-  const basics = [...usedBasics].map((id) => BASICS[id]).filter((b) => b !== undefined);
-  for (const bsc of basics.sort((x, y) => (x.type + x.id < y.type + y.id ? -1 : 1))) {
-    o.open('basic');
-    o.leaf('basicType', bsc.type);
-    o.leaf('basicID', bsc.id);
-    o.leaf('predefinedBasicID', bsc.predefined);
-    o.leaf('basicDesc', bsc.desc);
-    o.close('basic');
-  }
-  o.close('basics');
 
-  o.open('location');
-  o.leaf('name', text(loc, 'Nam') || text(loc, 'TL') || companyName, 100);
-  address(o, loc, cmp0);
-  o.open('cashregister');
-  o.leaf('registerID', registerId, 100);
-  for (const e of events) writeEvent(o, e);
-  for (const tx of txs) writeTransaction(o, tx, copies.get(tx.fn) ?? 0, input.certificates);
-  o.close('cashregister');
-  o.close('location');
-  o.close('company');
-  o.raw('</auditfile>');
-  return o.toString();
+  tail(): void {
+    const o = this.o;
+    o.close('cashregister');
+    o.close('location');
+    o.close('company');
+    o.raw('</auditfile>');
+  }
+}
+
+type DanishScan = SaftScan;
+
+/** The event a record is (undefined: none, e.g. Cfg or an unknown record type). */
+function eventTypeOf(r: Obj, tx: CashTx | undefined): string | undefined {
+  if (tx) return receiptEventType(tx);
+  if (r._ === 'Tra') {
+    const bc = (text(r, 'BC') ?? '').toLowerCase();
+    if (bc === 'login') return 'EMPIN';
+    if (bc === 'logout') return 'EMPOUT';
+    if (bc === 'reprint') return 'COPYREC';
+    if (isZ(r)) return 'ZREP';
+    if (isX(r)) return 'XREP';
+    return 'OTHEREVT';
+  }
+  if (r._ === 'Audit') return AUDIT_EVENTS[text(obj(r, 'Audit'), 'Type') ?? ''] ?? 'OTHEREVT';
+  if (r._ === 'log') {
+    const ev = (text(r, 'Event') ?? '').toLowerCase();
+    return ev === 'start' ? 'POSSTART' : ev === 'stop' ? 'POSEND' : 'OTHEREVT';
+  }
+  return undefined;
 }
 
 function isoDate(d: Date): string {
@@ -457,7 +550,7 @@ function isoDate(d: Date): string {
 }
 
 /** streetAddress (required in DK, all five parts): from `a`, then `fallback` (the company), else '-'. */
-function address(o: Out, a: Obj, fallback: Obj): void {
+function address(o: XmlOut, a: Obj, fallback: Obj): void {
   const has = Boolean(text(a, 'Adr') || text(a, 'City') || text(a, 'Zip'));
   const src = has ? a : fallback;
   const ctry = (text(src, 'Ctry') ?? '').trim().toUpperCase();
@@ -470,7 +563,7 @@ function address(o: Out, a: Obj, fallback: Obj): void {
   o.close('streetAddress');
 }
 
-function writeEvent(o: Out, e: EventOut): void {
+function writeEvent(o: XmlOut, e: EventOut): void {
   o.open('event');
   o.leaf('eventID', e.id, 36);
   o.leaf('eventType', e.type);
@@ -483,7 +576,7 @@ function writeEvent(o: Out, e: EventOut): void {
   o.close('event');
 }
 
-function counted(o: Out, list: string, item: string, names: [string, string, string], entries: Report['artGroups']): void {
+function counted(o: XmlOut, list: string, item: string, names: [string, string, string], entries: Report['artGroups']): void {
   o.open(list);
   for (const c of entries) {
     o.open(item);
@@ -495,7 +588,7 @@ function counted(o: Out, list: string, item: string, names: [string, string, str
   o.close(list);
 }
 
-function writeReport(o: Out, r: Report, empPayments: NonNullable<EventOut['empPayments']>): void {
+function writeReport(o: XmlOut, r: Report, empPayments: NonNullable<EventOut['empPayments']>): void {
   o.open('eventReport');
   o.leaf('reportID', r.reportId, 36);
   o.leaf('reportType', r.kind);
@@ -562,7 +655,7 @@ function writeReport(o: Out, r: Report, empPayments: NonNullable<EventOut['empPa
   o.close('eventReport');
 }
 
-function vatBlock(o: Out, rate: Dec, vat: Dec, base: Dec): void {
+function vatBlock(o: XmlOut, rate: Dec, vat: Dec, base: Dec): void {
   o.open('vat');
   o.leaf('vatCode', danishVatCode(rate).code);
   o.leaf('vatPerc', percent(rate));
@@ -572,17 +665,17 @@ function vatBlock(o: Out, rate: Dec, vat: Dec, base: Dec): void {
   o.close('vat');
 }
 
-function writeTransaction(o: Out, tx: CashTx, copyCount: number, certificates: Record<string, string>): void {
+function writeTransaction(o: XmlOut, tx: CashTx, copyCount: number, certificateOf: (serial: string) => string | undefined): void {
   const fis = tx.fis;
   const esr = tx.esr;
   const emp = txEmp(tx);
   const serial = (text(fis, 'CertSerial') ?? '').toUpperCase();
-  const pem = certificates[serial] ?? certificates[text(fis, 'CertSerial') ?? ''];
+  const pem = certificateOf(text(fis, 'CertSerial') ?? '');
   if (!pem) throw new Error(`no certificate with serial "${serial}" for cash transaction nr ${tx.fn} (SQ ${tx.sq})`);
   // the signed values, verbatim: the validator rebuilds the signed string from these texts
   const amntInText = text(fis, 'AmntIn') ?? money2(tx.total);
   const amntIn = amount(amntInText);
-  const taxA = lines(esr, 'TaxA').filter((t) => !text(t, 'TTY'));
+  const taxA = vatTaxA(esr);
   o.open('cashtransaction');
   o.leaf('nr', tx.fn);
   o.leaf('transID', text(fis, 'TransID') ?? tx.sq);
@@ -602,7 +695,7 @@ function writeTransaction(o: Out, tx: CashTx, copyCount: number, certificates: R
     o.open('ctLine');
     o.leaf('nr', tx.fn, 36);
     o.leaf('lineID', String(i + 1));
-    o.leaf('lineType', mod ? (sign(v.gross) < 0 ? 'DSC' : 'SAL') : sign(v.gross) < 0 ? 'RET' : 'SAL');
+    o.leaf('lineType', lineTypeOf(line));
     o.leaf('artGroupID', groups[i], 36);
     o.leaf('artID', articleIdOf(line));
     // the validator wants a quantity on every line (a discount counts as 1)

@@ -1,9 +1,10 @@
 /**
  * Norway, SAF-T Cash Register: the code tables (basics, VAT codes, payment codes), how a journal
- * record reads as a signed cash transaction, and the X/Z report figures (`eventReport`) computed from
- * the journal. A report covers the records after the previous Z report up to the report record; its
- * grand totals cover every record of the register up to the report record. All amounts are exact
- * (src/shared/money.ts); training transactions count only as training.
+ * record reads as a signed cash transaction, and the X/Z report figures (`eventReport`) kept in one pass
+ * over the journal (`ReportTally`). A report covers the records after the previous Z report up to the
+ * report record; its grand totals cover every record of the register up to the report record. All amounts
+ * are exact (src/shared/money.ts); training transactions count only as training; TaxA entries with TTY
+ * (consumption taxes) are not VAT; returns on sales receipts count as returns.
  */
 import { type Dec, ZERO, abs, add, cmp, dec, fmt, neg, parseDec, rescale, sign, significantScale, sub, taxOfGross } from '../../../shared/money.js';
 import { type Obj, lines, obj } from '../../codec/index.js';
@@ -235,22 +236,52 @@ export function qtyOf(line: Obj): Dec {
   return { v: sign(amount(text(line, 'Amt'))) < 0 ? -1n : 1n, s: 0 };
 }
 
-/** The article group of each Pos/Mod line: Pos.Cat, a Mod's Cat or its position's, else 04999. */
+/** A Pos.Cat as an article-group basicID: a predefined 04xxx code as it is, any other with the prefix `AG-`
+ * (so that a Cat like 'SAL' or 'CASH' never collides with a built-in basicID). */
+export function artGroupId(cat: string): string {
+  return /^04\d{3}$/.test(cat) ? cat : `AG-${cat}`.slice(0, 35);
+}
+
+/** The article group (basicID) of each Pos/Mod line: Pos.Cat, a Mod's Cat or its position's, else 04999. */
 export function artGroupsOf(posA: readonly Obj[]): string[] {
   const byPn = new Map<string, string>();
   let previous = OTHER_ART_GROUP;
   return posA.map((line) => {
     if (isModLine(line)) {
       const own = text(line, 'Cat');
-      if (own) return own;
+      if (own) return artGroupId(own);
       const pn = (text(line, 'PN') ?? '').trim();
       return byPn.get(pn) ?? previous;
     }
-    const g = text(line, 'Cat') || OTHER_ART_GROUP;
+    const cat = text(line, 'Cat');
+    const g = cat ? artGroupId(cat) : OTHER_ART_GROUP;
     byPn.set((text(line, 'PN') ?? '').trim(), g);
     previous = g;
     return g;
   });
+}
+
+/** A Pos/Mod line's type, decided once from its amount rounded to 2 decimals: RET (a negative position), DSC (a negative modifier), else SAL. */
+export function lineTypeOf(line: Obj): 'SAL' | 'RET' | 'DSC' {
+  const negative = sign(rescale(amount(text(line, 'Amt')), 2)) < 0;
+  if (!negative) return 'SAL';
+  return isModLine(line) ? 'DSC' : 'RET';
+}
+
+/** The VAT entries of a receipt's TaxA: those without TTY (a TTY entry is a consumption tax, not VAT). */
+export function vatTaxA(esr: Obj): Obj[] {
+  return lines(esr, 'TaxA').filter((t) => !text(t, 'TTY'));
+}
+
+/** The positions returned on a sales receipt (RET lines of a receipt that is not itself a return or void): how many and their amount. */
+export function returnedOnSale(tx: CashTx): Dec {
+  if (tx.void || tx.ret || tx.payin || tx.payout) return ZERO;
+  let total = ZERO;
+  for (const line of lines(tx.esr, 'PosA')) {
+    if (!isPosLine(line) || text(line, 'Void') === '1' || lineTypeOf(line) !== 'RET') continue;
+    total = add(total, abs(rescale(amount(text(line, 'Amt')), 2)));
+  }
+  return total;
 }
 
 export interface Counted {
@@ -315,6 +346,9 @@ export interface ReportInput {
   time: string;
 }
 
+/** What a report needs besides the figures. */
+export type ReportMeta = Omit<ReportInput, 'records' | 'from'>;
+
 /** The dummy entry the official example uses when a mandatory list has nothing to report. */
 const NONE: Counted = { id: 'None', num: '0', amnt: '0.00' };
 
@@ -338,172 +372,210 @@ class Tally {
 
 const ONE: Dec = { v: 1n, s: 0 };
 
-/** The X or Z report figures (kassasystemforskrifta § 2-8-2/2-8-3 as the XSD's eventReport holds them). */
-export function reportOf(input: ReportInput): Report {
-  const { records, from } = input;
-  const window = records.slice(from);
-  const byFn = new Map<string, CashTx>();
-  for (const r of records) {
-    const tx = cashTxOf(r);
-    if (tx) byFn.set(tx.fn, tx);
+/** The figures of the records since the previous Z report (one report window). */
+class Window {
+  totalCashSale = ZERO;
+  readonly artGroups = new Tally();
+  readonly payments = new Tally();
+  readonly vat = new Map<string, { rate: Dec; base: Dec; vat: Dec }>();
+  openingFloat = ZERO;
+  receiptNum = 0;
+  openCashBoxNum = 0;
+  copyNum = 0;
+  copyAmnt = ZERO;
+  returnNum = 0;
+  returnAmnt = ZERO;
+  discountNum = 0;
+  discountAmnt = ZERO;
+  voidNum = 0;
+  voidAmnt = ZERO;
+  readonly corrLines = new Tally();
+  readonly priceInquiries = new Tally();
+  readonly otherCorrs = new Tally();
+  trainingNum = 0;
+  trainingAmnt = ZERO;
+  readonly payIns = new Tally();
+  readonly payOuts = new Tally();
+  firstTx = true;
+  constructor() {
+    for (const rate of REPORT_RATES) this.vat.set(fmt(rescale(rate, 3)), { rate, base: ZERO, vat: ZERO });
+  }
+}
+
+/**
+ * The X/Z report figures kept while walking a register's records once, in SQ order from its first record:
+ * `add` each record, `report` at an X or Z record (after adding it), `closeWindow` after a Z. The window
+ * holds the figures since the previous Z, the grand totals every sale and return so far; a copy's amount
+ * is its original's total (`totals`: FN -> total of every cash transaction seen).
+ */
+export class ReportTally {
+  private w = new Window();
+  private grandSales = ZERO;
+  private grandReturn = ZERO;
+  private readonly totals: Map<string, Dec>;
+
+  /** totals: FN -> total, shared with the caller (filled here when the caller does not fill it) */
+  constructor(totals?: Map<string, Dec>, private readonly fillTotals = totals === undefined) {
+    this.totals = totals ?? new Map();
   }
 
-  let totalCashSale = ZERO;
-  const artGroups = new Tally();
-  const payments = new Tally();
-  const vat = new Map<string, { rate: Dec; base: Dec; vat: Dec }>();
-  for (const rate of REPORT_RATES) vat.set(fmt(rescale(rate, 3)), { rate, base: ZERO, vat: ZERO });
-  let openingFloat = ZERO;
-  let receiptNum = 0;
-  let openCashBoxNum = 0;
-  let copyNum = 0;
-  let copyAmnt = ZERO;
-  let returnNum = 0;
-  let returnAmnt = ZERO;
-  let discountNum = 0;
-  let discountAmnt = ZERO;
-  let voidNum = 0;
-  let voidAmnt = ZERO;
-  const corrLines = new Tally();
-  const priceInquiries = new Tally();
-  const otherCorrs = new Tally();
-  let trainingNum = 0;
-  let trainingAmnt = ZERO;
-  const payIns = new Tally();
-  const payOuts = new Tally();
-  let firstTx = true;
-
-  for (const r of window) {
-    const tx = cashTxOf(r);
+  add(r: Obj, tx: CashTx | undefined = cashTxOf(r)): void {
+    const w = this.w;
     if (tx) {
-      const first = firstTx;
-      firstTx = false;
+      if (this.fillTotals) this.totals.set(tx.fn, tx.total);
+      // grand totals: every sale and return of the register (returns on sales receipts as returns)
+      if (tx.sale) {
+        if (sign(tx.total) >= 0) {
+          const returned = returnedOnSale(tx);
+          this.grandSales = add(this.grandSales, add(tx.total, returned));
+          this.grandReturn = add(this.grandReturn, returned);
+        } else this.grandReturn = add(this.grandReturn, neg(tx.total));
+      }
+      const first = w.firstTx;
+      w.firstTx = false;
       if (tx.training) {
-        trainingNum += 1;
-        trainingAmnt = add(trainingAmnt, tx.total);
-        continue;
+        w.trainingNum += 1;
+        w.trainingAmnt = add(w.trainingAmnt, tx.total);
+        return;
       }
       if (tx.payin || tx.payout) {
-        if (tx.payin && first) openingFloat = add(openingFloat, tx.total);
-        else (tx.payin ? payIns : payOuts).add(tx.payin ? 'PAYIN' : 'PAYOUT', ONE, abs(tx.total));
-        continue;
+        if (tx.payin && first) w.openingFloat = add(w.openingFloat, tx.total);
+        else (tx.payin ? w.payIns : w.payOuts).add(tx.payin ? 'PAYIN' : 'PAYOUT', ONE, abs(tx.total));
+        return;
       }
-      totalCashSale = add(totalCashSale, tx.total);
+      w.totalCashSale = add(w.totalCashSale, tx.total);
       if (tx.void) {
-        voidNum += 1;
-        voidAmnt = add(voidAmnt, abs(tx.total));
+        w.voidNum += 1;
+        w.voidAmnt = add(w.voidAmnt, abs(tx.total));
       } else if (tx.ret) {
-        returnNum += 1;
-        returnAmnt = add(returnAmnt, abs(tx.total));
+        w.returnNum += 1;
+        w.returnAmnt = add(w.returnAmnt, abs(tx.total));
       } else {
-        receiptNum += 1;
+        w.receiptNum += 1;
+        // "including returns registered on sales receipts": one return per receipt, the amount of its RET lines
+        const returned = returnedOnSale(tx);
+        if (sign(returned) !== 0) {
+          w.returnNum += 1;
+          w.returnAmnt = add(w.returnAmnt, returned);
+        }
       }
       const posA = lines(tx.esr, 'PosA').filter((l) => isPosLine(l) || isModLine(l));
       const groups = artGroupsOf(posA);
       posA.forEach((line, i) => {
         const amt = amount(text(line, 'Amt'));
         if (isModLine(line)) {
-          artGroups.add(groups[i] as string, ZERO, amt);
+          w.artGroups.add(groups[i] as string, ZERO, amt);
           if (sign(amt) < 0 && !tx.void) {
-            discountNum += 1;
-            discountAmnt = add(discountAmnt, abs(amt));
+            w.discountNum += 1;
+            w.discountAmnt = add(w.discountAmnt, abs(amt));
           }
         } else {
           if (text(line, 'Void') === '1') {
-            corrLines.add('Delete line', ONE, abs(amt));
+            w.corrLines.add('Delete line', ONE, abs(amt));
             return;
           }
-          artGroups.add(groups[i] as string, qtyOf(line), amt);
+          w.artGroups.add(groups[i] as string, qtyOf(line), amt);
         }
       });
       for (const pay of lines(tx.esr, 'PayA')) {
         if ((text(pay, 'PayG') ?? '').toLowerCase() === 'rounding') continue;
         const isChange = (text(pay, 'PayG') ?? '').toLowerCase() === 'change';
-        payments.add(paymentTypeOf(text(pay, 'PayG')), isChange ? ZERO : ONE, amount(text(pay, 'Amt')));
+        w.payments.add(paymentTypeOf(text(pay, 'PayG')), isChange ? ZERO : ONE, amount(text(pay, 'Amt')));
       }
-      for (const t of lines(tx.esr, 'TaxA')) {
+      for (const t of vatTaxA(tx.esr)) {
         const rate = amount(text(t, 'Prc'));
         const key = fmt(rescale(rate, 3));
         const gross = amount(text(t, 'Amt'));
         const tAmt = text(t, 'TAmt') !== undefined ? amount(text(t, 'TAmt')) : taxOfGross(gross, rate, 2);
         const base = text(t, 'Net') !== undefined ? amount(text(t, 'Net')) : sub(gross, tAmt);
-        const cur = vat.get(key) ?? { rate, base: ZERO, vat: ZERO };
-        vat.set(key, { rate, base: add(cur.base, base), vat: add(cur.vat, tAmt) });
+        const cur = w.vat.get(key) ?? { rate, base: ZERO, vat: ZERO };
+        w.vat.set(key, { rate, base: add(cur.base, base), vat: add(cur.vat, tAmt) });
       }
-      continue;
+      return;
     }
     if (r._ === 'Audit') {
       const audit = obj(r, 'Audit') ?? {};
       const type = text(audit, 'Type') ?? '';
-      if (type === 'DrawerOpen') openCashBoxNum += 1;
-      else if (type === 'PriceLookup') priceInquiries.add(OTHER_ART_GROUP, ONE, ZERO);
-      else if (type === 'LineVoid') corrLines.add('Delete line', ONE, ZERO);
-      else if (!['DrawerClose', 'TrainingOn', 'TrainingOff'].includes(type)) otherCorrs.add((type || 'Other').slice(0, 35), ONE, ZERO);
-      continue;
+      if (type === 'DrawerOpen') w.openCashBoxNum += 1;
+      else if (type === 'PriceLookup') w.priceInquiries.add(OTHER_ART_GROUP, ONE, ZERO);
+      else if (type === 'LineVoid') w.corrLines.add('Delete line', ONE, ZERO);
+      else if (!['DrawerClose', 'TrainingOn', 'TrainingOff'].includes(type)) w.otherCorrs.add((type || 'Other').slice(0, 35), ONE, ZERO);
+      return;
     }
     if (r._ === 'Tra' && (text(r, 'BC') ?? '').toLowerCase() === 'reprint') {
-      const original = byFn.get(text(obj(r, 'Fis'), 'RFN') ?? '');
-      copyNum += 1;
-      if (original) copyAmnt = add(copyAmnt, abs(original.total));
+      const original = this.totals.get(text(obj(r, 'Fis'), 'RFN') ?? '');
+      w.copyNum += 1;
+      if (original) w.copyAmnt = add(w.copyAmnt, abs(original));
     }
   }
 
-  // grand totals: every sale and return of the register up to this report
-  let grandSales = ZERO;
-  let grandReturn = ZERO;
-  for (const r of records) {
-    const tx = cashTxOf(r);
-    if (!tx || !tx.sale) continue;
-    if (sign(tx.total) >= 0) grandSales = add(grandSales, tx.total);
-    else grandReturn = add(grandReturn, neg(tx.total));
+  /** A new window: the records after a Z report. */
+  closeWindow(): void {
+    this.w = new Window();
   }
 
-  const artList = artGroups.list('dec');
-  const payList = payments.list();
-  return {
-    reportId: input.reportId,
-    kind: input.kind,
-    companyIdent: input.company.ident,
-    companyName: input.company.name,
-    date: input.date,
-    time: input.time,
-    registerId: input.registerId,
-    totalCashSale: money2(totalCashSale),
-    artGroups: artList.length ? artList : [{ ...NONE, id: OTHER_ART_GROUP }],
-    payments: payList.length ? payList : [{ ...NONE, id: 'CASH' }],
-    vat: [...vat.values()]
-      .sort((x, y) => cmp(x.rate, y.rate))
-      .map((v) => ({
-        code: vatCodeOf(v.rate).code,
-        perc: fmt(rescale(v.rate, Math.min(3, Math.max(2, significantScale(v.rate))))),
-        base: money2(v.base),
-        vat: money2(v.vat),
-        tp: sign(v.base) < 0 ? 'D' : 'C',
-      })),
-    openingFloat: money2(openingFloat),
-    receiptNum,
-    openCashBoxNum,
-    copyNum,
-    copyAmnt: money2(copyAmnt),
-    proformaNum: 0,
-    proformaAmnt: '0.00',
-    returnNum,
-    returnAmnt: money2(returnAmnt),
-    discountNum,
-    discountAmnt: money2(discountAmnt),
-    voidNum,
-    voidAmnt: money2(voidAmnt),
-    corrLines: corrLines.size ? corrLines.list() : [NONE],
-    priceInquiries: priceInquiries.size ? priceInquiries.list() : [NONE],
-    otherCorrs: otherCorrs.size ? otherCorrs.list() : [NONE],
-    deliveryNum: 0,
-    deliveryAmnt: '0.00',
-    trainingNum,
-    trainingAmnt: money2(trainingAmnt),
-    payIns: payIns.size ? payIns.list() : [NONE],
-    payOuts: payOuts.size ? payOuts.list() : [NONE],
-    grandTotalSales: money2(grandSales),
-    grandTotalReturn: money2(grandReturn),
-    grandTotalNet: money2(sub(grandSales, grandReturn)),
-  };
+  /** The report of the current window (and the grand totals so far). */
+  report(meta: ReportMeta): Report {
+    const w = this.w;
+    const artList = w.artGroups.list('dec');
+    const payList = w.payments.list();
+    return {
+      reportId: meta.reportId,
+      kind: meta.kind,
+      companyIdent: meta.company.ident,
+      companyName: meta.company.name,
+      date: meta.date,
+      time: meta.time,
+      registerId: meta.registerId,
+      totalCashSale: money2(w.totalCashSale),
+      artGroups: artList.length ? artList : [{ ...NONE, id: OTHER_ART_GROUP }],
+      payments: payList.length ? payList : [{ ...NONE, id: 'CASH' }],
+      vat: [...w.vat.values()]
+        .sort((x, y) => cmp(x.rate, y.rate))
+        .map((v) => ({
+          code: vatCodeOf(v.rate).code,
+          perc: fmt(rescale(v.rate, Math.min(3, Math.max(2, significantScale(v.rate))))),
+          base: money2(v.base),
+          vat: money2(v.vat),
+          tp: sign(v.base) < 0 ? 'D' : 'C',
+        })),
+      openingFloat: money2(w.openingFloat),
+      receiptNum: w.receiptNum,
+      openCashBoxNum: w.openCashBoxNum,
+      copyNum: w.copyNum,
+      copyAmnt: money2(w.copyAmnt),
+      proformaNum: 0,
+      proformaAmnt: '0.00',
+      returnNum: w.returnNum,
+      returnAmnt: money2(w.returnAmnt),
+      discountNum: w.discountNum,
+      discountAmnt: money2(w.discountAmnt),
+      voidNum: w.voidNum,
+      voidAmnt: money2(w.voidAmnt),
+      corrLines: w.corrLines.size ? w.corrLines.list() : [NONE],
+      priceInquiries: w.priceInquiries.size ? w.priceInquiries.list() : [NONE],
+      otherCorrs: w.otherCorrs.size ? w.otherCorrs.list() : [NONE],
+      deliveryNum: 0,
+      deliveryAmnt: '0.00',
+      trainingNum: w.trainingNum,
+      trainingAmnt: money2(w.trainingAmnt),
+      payIns: w.payIns.size ? w.payIns.list() : [NONE],
+      payOuts: w.payOuts.size ? w.payOuts.list() : [NONE],
+      grandTotalSales: money2(this.grandSales),
+      grandTotalReturn: money2(this.grandReturn),
+      grandTotalNet: money2(sub(this.grandSales, this.grandReturn)),
+    };
+  }
+}
+
+/** The X or Z report figures (kassasystemforskrifta § 2-8-2/2-8-3 as the XSD's eventReport holds them) of one report, from the records. */
+export function reportOf(input: ReportInput): Report {
+  const tally = new ReportTally();
+  input.records.forEach((r, i) => {
+    if (i === input.from) tally.closeWindow();
+    tally.add(r);
+  });
+  if (input.records.length <= input.from) tally.closeWindow();
+  const { records: _records, from: _from, ...meta } = input;
+  return tally.report(meta);
 }

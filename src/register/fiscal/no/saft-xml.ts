@@ -5,19 +5,22 @@
  * and, per signed cash transaction, its receipt event; then the cashtransactions with lines, VAT,
  * payments and the chained signature as journaled. Codes and report figures: saft-report.ts.
  */
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Dec, ZERO, add, cmp, fmt, parseDec, rescale, sign, significantScale, sub } from '../../../shared/money.js';
 import { type Obj, lines, obj } from '../../codec/index.js';
 import {
-  BASICS, type CashTx, OTHER_ART_GROUP, REPORT_RATES, type Report, amount, artGroupsOf, cashTxOf, isModLine, isPosLine,
-  isX, isZ, lineVat, money2, paymentTypeOf, qtyOf, reportOf, text, vatCodeOf,
+  BASICS, type CashTx, OTHER_ART_GROUP, REPORT_RATES, type Report, ReportTally, amount, artGroupsOf, cashTxOf, isModLine, isPosLine,
+  isX, isZ, lineTypeOf, lineVat, money2, paymentTypeOf, qtyOf, text, vatCodeOf, vatTaxA,
 } from './saft-report.js';
 
 export const SAFT_NO_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:NO';
 export const SAFT_NO_SCHEMA = 'Norwegian_SAF-T_Cash_Register_Schema_v_1.00.xsd';
 
-export interface SaftInput {
-  /** journal record data of ONE register in SQ order, from its first record (older records feed the report grand totals) */
-  records: Obj[];
+export interface SaftOptions {
   /** the Cfg (or a record `{ Cfg }`): Cmp {Nam, TaxId, Adr, Zip, City}, Loc {TL, Nam, Adr, Zip, City}, Trm {TT} */
   cfg: Obj;
   registerId: string;
@@ -27,6 +30,18 @@ export interface SaftInput {
   software: { name: string; version: string; company: string };
   currency?: string;
   namespace?: string;
+}
+
+export interface SaftInput extends SaftOptions {
+  /** journal record data of ONE register in SQ order, from its first record (older records feed the report grand totals) */
+  records: readonly Obj[];
+}
+
+export interface SaftStreamInput extends SaftOptions {
+  /** the same records, read again from the start on each call (two reads: see runPasses) */
+  records: RecordSource;
+  /** called after the first read, before any text is handed over */
+  onScanned?: (scan: SaftScan) => void;
 }
 
 /** Escapes XML text content (also quotes, so the same function serves attributes). */
@@ -40,28 +55,44 @@ export function escapeXml(s: string): string {
     .replace(/"/g, '&quot;');
 }
 
-class Out {
-  private readonly out: string[] = [];
-  private depth = 0;
+const XML_SPECIAL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF&<>"]/;
+
+/** XML text written line by line, tab-indented; `take` hands over what was written so far. */
+export class XmlOut {
+  private out: string[] = [];
+  private chars = 0;
+  constructor(private depth = 0) {}
+  private push(line: string): void {
+    this.out.push(line);
+    this.chars += line.length + 1;
+  }
   open(name: string): void {
-    this.out.push(`${'\t'.repeat(this.depth)}<${name}>`);
+    this.push(`${'\t'.repeat(this.depth)}<${name}>`);
     this.depth += 1;
   }
   close(name: string): void {
     this.depth -= 1;
-    this.out.push(`${'\t'.repeat(this.depth)}</${name}>`);
+    this.push(`${'\t'.repeat(this.depth)}</${name}>`);
   }
   leaf(name: string, value: string | number | undefined, max?: number): void {
     if (value === undefined) return;
     let v = String(value);
-    if (max !== undefined) v = [...v].slice(0, max).join('');
-    this.out.push(`${'\t'.repeat(this.depth)}<${name}>${escapeXml(v)}</${name}>`);
+    if (max !== undefined && v.length > max) v = [...v].slice(0, max).join('');
+    this.push(`${'\t'.repeat(this.depth)}<${name}>${XML_SPECIAL.test(v) ? escapeXml(v) : v}</${name}>`);
   }
   raw(line: string): void {
-    this.out.push(line);
+    this.push(line);
   }
-  toString(): string {
-    return `${this.out.join('\n')}\n`;
+  /** characters written and not yet taken */
+  get size(): number {
+    return this.chars;
+  }
+  take(): string {
+    if (this.out.length === 0) return '';
+    const s = `${this.out.join('\n')}\n`;
+    this.out = [];
+    this.chars = 0;
+    return s;
   }
 }
 
@@ -155,221 +186,408 @@ function employeeOf(r: Obj): string | undefined {
   return undefined;
 }
 
-/** The SAF-T Cash Register XML of one register for a period. */
-export function saftCashRegisterXml(input: SaftInput): string {
-  const cfg = obj(input.cfg, 'Cfg') ?? input.cfg;
-  const cmp0 = obj(cfg, 'Cmp') ?? {};
-  const loc = obj(cfg, 'Loc') ?? {};
-  const orgnr = orgNumber(text(cmp0, 'TaxId'));
-  const companyName = text(cmp0, 'Nam') ?? '';
-  const currency = input.currency ?? 'NOK';
-  const ns = input.namespace ?? SAFT_NO_NAMESPACE;
-  const all = input.records;
+/** What the first pass learned that the export needs besides the XML (e.g. for previous-signature.txt). */
+export interface SaftScan {
+  /** the cashregister's registerID in the file */
+  registerId: string;
+  /** the signed cash transaction before the first exported one, when that one is not nr 1 */
+  previous?: { nr: string; signature: string };
+  /** number of cashtransactions and events written */
+  transactions: number;
+  events: number;
+}
 
-  // index: FN -> transaction SQ, copies per FN (up to the end of the period)
-  const sqByFn = new Map<string, string>();
-  const copies = new Map<string, number>();
-  for (const r of all) {
-    if (afterPeriod(r, input.period)) break;
-    const tx = cashTxOf(r);
-    if (tx) sqByFn.set(tx.fn, tx.sq);
-    if (r._ === 'Tra' && (text(r, 'BC') ?? '').toLowerCase() === 'reprint') {
-      const rfn = text(obj(r, 'Fis'), 'RFN');
-      if (rfn) copies.set(rfn, (copies.get(rfn) ?? 0) + 1);
-    }
+/**
+ * A SAF-T writer in passes over the same records (each pass from the register's first record, in SQ order):
+ * `scan` every record (codes, employees, rates, period bounds and the X/Z report figures, kept as it goes),
+ * `endScan`, then `head` (header, company, basics ... up to registerID), `event` and `transaction` for every
+ * record, `tail`. The events go to the main text (`take`), the cashtransactions to their own (`takeTransactions`):
+ * the schema wants every event before the first cashtransaction.
+ */
+export interface PassWriter {
+  scan(r: Obj, i: number): void;
+  endScan(): SaftScan;
+  /** the index of the last record in the period (the writing pass stops after it) */
+  readonly lastIndex: number;
+  head(): void;
+  event(r: Obj, i: number): void;
+  transaction(r: Obj, i: number): void;
+  tail(): void;
+  readonly size: number;
+  take(): string;
+  readonly transactionsSize: number;
+  takeTransactions(): string;
+}
+
+/** Records given as a function that reads them again from the start on each call. */
+export type RecordSource = () => AsyncIterable<Obj> | Iterable<Obj>;
+
+/** Every how many records a pass yields to the event loop. */
+const YIELD_EVERY = 500;
+/** The text size at which a chunk is handed over. */
+const CHUNK = 1 << 16;
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs a PassWriter over a record source in two reads of the records: the first scans, the second writes the
+ * events (handed over as they come) and the cashtransactions (spilled to a temporary file, handed over after
+ * the events, as the schema orders them; the file is removed at the end). Yields to the event loop every 500
+ * records and hands over text chunks of about 64 KiB; nothing but the codes, the report figures and an FN
+ * index is kept in memory.
+ */
+export async function* runPasses(w: PassWriter, records: RecordSource, onScanned?: (scan: SaftScan) => void): AsyncGenerator<string> {
+  let i = 0;
+  for await (const r of records()) {
+    w.scan(r, i);
+    i += 1;
+    if (i % YIELD_EVERY === 0) await tick();
   }
-
-  const events: EventOut[] = [];
-  const txs: CashTx[] = [];
-  const employees = new Map<string, { name?: string; date: string; time: string }>();
-  const usedBasics = new Set<string>();
-  const rates = new Map<string, Dec>();
-  for (const r of REPORT_RATES) rates.set(fmt(rescale(r, 3)), r);
-  let lastZ = -1;
-  let zCount = 0;
-  let first: string | undefined;
-  let last: string | undefined;
-
-  all.forEach((r, i) => {
-    const z = isZ(r);
-    if (z) zCount += 1;
-    const x = isX(r);
-    const inside = inPeriod(r, input.period);
-    if (inside && r._ !== 'Cfg') {
-      const when = whenOf(r);
-      first ??= when.date;
-      last = when.date;
-      const emp = employeeOf(r);
-      if (emp && !employees.has(emp)) employees.set(emp, { ...(r._ === 'Tra' ? { name: text(obj(r, 'ESR'), 'OprN') } : {}), ...when });
-      const sq = text(r, 'SQ') ?? String(i + 1);
-      const tx = cashTxOf(r);
-      if (tx) {
-        txs.push(tx);
-        events.push({
-          id: sq, type: receiptEventType(tx), transId: sq, ...(emp ? { empId: emp } : {}),
-          date: text(tx.fis, 'TransDate') ?? when.date, time: text(tx.fis, 'TransTime') ?? when.time,
-        });
-      } else if (r._ === 'Tra') {
-        const bc = (text(r, 'BC') ?? '').toLowerCase();
-        const fis = obj(r, 'Fis') ?? {};
-        const base = { id: sq, ...(emp ? { empId: emp } : {}), ...when };
-        if (bc === 'login') events.push({ ...base, type: 'EMPIN' });
-        else if (bc === 'logout') events.push({ ...base, type: 'EMPOUT' });
-        else if (bc === 'reprint') {
-          const rfn = text(fis, 'RFN') ?? '';
-          const orig = sqByFn.get(rfn);
-          events.push({ ...base, type: 'COPYREC', ...(orig ? { transId: orig } : {}), text: `Copy of receipt nr ${rfn}` });
-        } else if (x || z) {
-          const report = reportOf({
-            records: all.slice(0, i + 1), from: lastZ + 1, kind: z ? 'Z report' : 'X report',
-            // the Z's own number, as printed (Fis.Z.ZI), else its count in the file
-            reportId: z ? (text(obj(fis, 'Z'), 'ZI') ?? String(zCount)) : `X${sq}`, company: { ident: orgnr, name: companyName },
-            registerId: input.registerId, date: when.date, time: when.time,
-          });
-          events.push({ ...base, type: z ? 'ZREP' : 'XREP', text: z ? 'Z-report' : 'X-report', report });
-        } else {
-          events.push({ ...base, type: 'OTHEREVT', text: `${text(r, 'BC') ?? 'event'}${text(r, 'BCF') ? ` (${text(r, 'BCF')})` : ''}` });
-        }
-      } else if (r._ === 'Audit') {
-        const audit = obj(r, 'Audit') ?? {};
-        const type = text(audit, 'Type') ?? '';
-        const t = [AUDIT_EVENTS[type] ? undefined : type, text(audit, 'Txt')].filter(Boolean).join(': ');
-        events.push({ id: sq, type: AUDIT_EVENTS[type] ?? 'OTHEREVT', ...(emp ? { empId: emp } : {}), ...when, ...(t ? { text: t } : {}) });
-      } else if (r._ === 'log') {
-        const ev = (text(r, 'Event') ?? '').toLowerCase();
-        events.push({ id: sq, type: ev === 'start' ? 'POSSTART' : ev === 'stop' ? 'POSEND' : 'OTHEREVT', ...when, ...(ev === 'start' || ev === 'stop' ? {} : { text: ev || 'log' }) });
-      }
+  const scan = w.endScan();
+  onScanned?.(scan);
+  w.head();
+  yield w.take();
+  const dir = await mkdtemp(join(tmpdir(), 'efr-saft-'));
+  const file = join(dir, 'cashtransactions.xml');
+  const spill = createWriteStream(file, { encoding: 'utf8' });
+  try {
+    const write = async (text: string): Promise<void> => {
+      if (!spill.write(text)) await once(spill, 'drain');
+    };
+    i = 0;
+    for await (const r of records()) {
+      if (i > w.lastIndex) break;
+      w.event(r, i);
+      w.transaction(r, i);
+      i += 1;
+      if (w.size >= CHUNK) yield w.take();
+      if (w.transactionsSize >= CHUNK) await write(w.takeTransactions());
+      if (i % YIELD_EVERY === 0) await tick();
     }
-    if (z) lastZ = i;
+    yield w.take();
+    await write(w.takeTransactions());
+    await new Promise<void>((resolve, reject) => {
+      spill.once('error', reject);
+      spill.end(resolve);
+    });
+    for await (const text of createReadStream(file, { encoding: 'utf8', highWaterMark: CHUNK })) yield text as string;
+  } finally {
+    spill.destroy();
+    await rm(dir, { recursive: true, force: true });
+  }
+  w.tail();
+  yield w.take();
+}
+
+/** The same passes over an array, synchronously (the unit tests' string-returning writers). */
+export function runPassesSync(w: PassWriter, records: readonly Obj[]): string {
+  records.forEach((r, i) => w.scan(r, i));
+  w.endScan();
+  w.head();
+  records.forEach((r, i) => {
+    w.event(r, i);
+    w.transaction(r, i);
   });
+  const head = w.take();
+  const transactions = w.takeTransactions();
+  w.tail();
+  return head + transactions + w.take();
+}
 
-  // codes and rates used
-  const artGroups = new Map<string, string>();
-  for (const e of events) {
-    usedBasics.add(e.type);
-    if (e.report) {
-      for (const p of e.report.payments) usedBasics.add(p.id);
-      for (const g of e.report.artGroups) if (!artGroups.has(g.id)) artGroups.set(g.id, g.id === OTHER_ART_GROUP ? 'Other' : g.id);
-    }
+/** The SAF-T Cash Register XML of one register for a period, as text chunks (records read twice, see runPasses). */
+export function saftCashRegisterXmlChunks(input: SaftStreamInput): AsyncGenerator<string> {
+  return runPasses(new NoWriter(input), input.records, input.onScanned);
+}
+
+/** The SAF-T Cash Register XML of one register for a period (all records in memory; see saftCashRegisterXmlChunks). */
+export function saftCashRegisterXml(input: SaftInput): string {
+  return runPassesSync(new NoWriter(input), input.records);
+}
+
+class NoWriter implements PassWriter {
+  private readonly o = new XmlOut();
+  /** the cashtransactions, at their depth in cashregister */
+  private readonly t = new XmlOut(3);
+  private readonly cmp0: Obj;
+  private readonly loc: Obj;
+  private readonly orgnr: string;
+  private readonly companyName: string;
+  // first pass
+  /** FN -> SQ of every cash transaction up to the end of the period */
+  private readonly sqByFn = new Map<string, string>();
+  /** FN -> total of every cash transaction (copy amounts) */
+  private readonly totals = new Map<string, Dec>();
+  private readonly copies = new Map<string, number>();
+  private readonly tally = new ReportTally(this.totals);
+  private readonly reports = new Map<number, Report>();
+  private readonly employees = new Map<string, { name?: string; date: string; time: string }>();
+  private readonly usedBasics = new Set<string>();
+  private readonly artGroups = new Map<string, string>();
+  private readonly rates = new Map<string, Dec>();
+  private zCount = 0;
+  private ended = false;
+  private first: string | undefined;
+  private last: string | undefined;
+  private previousTx: { nr: string; signature: string } | undefined;
+  private previous: { nr: string; signature: string } | undefined;
+  private firstExported = true;
+  private txCount = 0;
+  private eventCount = 0;
+  lastIndex = -1;
+
+  constructor(private readonly input: SaftOptions) {
+    const cfg = obj(input.cfg, 'Cfg') ?? input.cfg;
+    this.cmp0 = obj(cfg, 'Cmp') ?? {};
+    this.loc = obj(cfg, 'Loc') ?? {};
+    this.orgnr = orgNumber(text(this.cmp0, 'TaxId'));
+    this.companyName = text(this.cmp0, 'Nam') ?? '';
+    for (const r of REPORT_RATES) this.rates.set(fmt(rescale(r, 3)), r);
   }
-  for (const tx of txs) {
-    usedBasics.add(transTypeOf(tx));
-    const posA = lines(tx.esr, 'PosA');
-    for (const line of posA) {
-      if (!isPosLine(line) && !isModLine(line)) continue;
-      if (isPosLine(line)) {
-        const cat = text(line, 'Cat') || OTHER_ART_GROUP;
-        if (!artGroups.has(cat) || artGroups.get(cat) === cat) artGroups.set(cat, text(line, 'CatN') || (cat === OTHER_ART_GROUP ? 'Other' : cat));
+
+  get size(): number {
+    return this.o.size;
+  }
+
+  take(): string {
+    return this.o.take();
+  }
+
+  get transactionsSize(): number {
+    return this.t.size;
+  }
+
+  takeTransactions(): string {
+    return this.t.take();
+  }
+
+  scan(r: Obj, i: number): void {
+    const tx = cashTxOf(r);
+    if (!this.ended && afterPeriod(r, this.input.period)) this.ended = true;
+    if (!this.ended) {
+      if (tx) this.sqByFn.set(tx.fn, tx.sq);
+      if (r._ === 'Tra' && (text(r, 'BC') ?? '').toLowerCase() === 'reprint') {
+        const rfn = text(obj(r, 'Fis'), 'RFN');
+        if (rfn) this.copies.set(rfn, (this.copies.get(rfn) ?? 0) + 1);
       }
     }
-    for (const t of lines(tx.esr, 'TaxA')) {
-      const rate = amount(text(t, 'Prc'));
-      rates.set(fmt(rescale(rate, 3)), rate);
+    if (tx) this.totals.set(tx.fn, tx.total);
+    this.tally.add(r, tx);
+    const z = isZ(r);
+    if (z) this.zCount += 1;
+    const inside = inPeriod(r, this.input.period) && r._ !== 'Cfg';
+    if (inside) {
+      this.lastIndex = i;
+      const when = whenOf(r);
+      this.first ??= when.date;
+      this.last = when.date;
+      const emp = employeeOf(r);
+      if (emp && !this.employees.has(emp)) this.employees.set(emp, { ...(r._ === 'Tra' ? { name: text(obj(r, 'ESR'), 'OprN') } : {}), ...when });
+      if (tx) {
+        if (this.firstExported && tx.fn !== '1' && this.previousTx) this.previous = this.previousTx;
+        this.firstExported = false;
+        this.txCount += 1;
+        this.usedBasics.add(receiptEventType(tx));
+        this.usedBasics.add(transTypeOf(tx));
+        const posA = lines(tx.esr, 'PosA').filter((l) => isPosLine(l) || isModLine(l));
+        const groups = artGroupsOf(posA);
+        posA.forEach((line, k) => {
+          this.usedBasics.add(lineTypeOf(line));
+          if (isPosLine(line)) {
+            const id = groups[k] as string;
+            const cat = text(line, 'Cat');
+            if (!this.artGroups.has(id) || this.artGroups.get(id) === id) this.artGroups.set(id, text(line, 'CatN') || cat || 'Other');
+          }
+        });
+        for (const t of vatTaxA(tx.esr)) {
+          const rate = amount(text(t, 'Prc'));
+          this.rates.set(fmt(rescale(rate, 3)), rate);
+        }
+        for (const pay of lines(tx.esr, 'PayA')) {
+          if ((text(pay, 'PayG') ?? '').toLowerCase() !== 'rounding') this.usedBasics.add(paymentTypeOf(text(pay, 'PayG')));
+        }
+      }
+      const type = eventTypeOf(r, tx);
+      if (type) {
+        this.eventCount += 1;
+        this.usedBasics.add(type);
+      }
+      if (type === 'ZREP' || type === 'XREP') {
+        const fis = obj(r, 'Fis') ?? {};
+        const sq = text(r, 'SQ') ?? String(i + 1);
+        const report = this.tally.report({
+          kind: z ? 'Z report' : 'X report',
+          // the Z's own number, as printed (Fis.Z.ZI), else its count in the file
+          reportId: z ? (text(obj(fis, 'Z'), 'ZI') ?? String(this.zCount)) : `X${sq}`, company: { ident: this.orgnr, name: this.companyName },
+          registerId: this.input.registerId, date: when.date, time: when.time,
+        });
+        this.reports.set(i, report);
+        for (const p of report.payments) this.usedBasics.add(p.id);
+        for (const g of report.artGroups) if (!this.artGroups.has(g.id)) this.artGroups.set(g.id, g.id === OTHER_ART_GROUP ? 'Other' : g.id);
+      }
+    }
+    if (tx) this.previousTx = { nr: tx.fn, signature: text(tx.fis, 'Signature') ?? '' };
+    if (z) this.tally.closeWindow();
+  }
+
+  endScan(): SaftScan {
+    return { registerId: this.input.registerId, ...(this.previous ? { previous: this.previous } : {}), transactions: this.txCount, events: this.eventCount };
+  }
+
+  head(): void {
+    const { o, input, cmp0, loc, orgnr, companyName } = this;
+    const ns = input.namespace ?? SAFT_NO_NAMESPACE;
+    o.raw('<?xml version="1.0" encoding="UTF-8"?>');
+    o.raw(`<auditfile xmlns="${escapeXml(ns)}">`);
+    o.open('header');
+    const created = input.created;
+    const startDate = input.period.from?.slice(0, 10) ?? this.first ?? isoDate(created);
+    const endDate = input.period.till?.slice(0, 10) ?? this.last ?? isoDate(created);
+    o.leaf('fiscalYear', startDate.slice(0, 4));
+    o.leaf('startDate', startDate);
+    o.leaf('endDate', endDate);
+    o.leaf('curCode', input.currency ?? 'NOK');
+    o.leaf('dateCreated', isoDate(created));
+    o.leaf('timeCreated', `${pad(created.getHours())}:${pad(created.getMinutes())}:${pad(created.getSeconds())}`);
+    o.leaf('softwareDesc', input.software.name, 100);
+    o.leaf('softwareVersion', input.software.version, 20);
+    o.leaf('softwareCompanyName', input.software.company, 100);
+    o.leaf('auditfileVersion', '1.0');
+    o.leaf('headerComment', `Cash register ${input.registerId}`, 999);
+    o.close('header');
+
+    o.open('company');
+    o.leaf('companyIdent', orgnr, 35);
+    o.leaf('companyName', companyName, 100);
+    o.leaf('taxRegistrationCountry', 'NO');
+    o.leaf('taxRegIdent', `${orgnr}MVA`, 50);
+    address(o, 'streetAddress', cmp0);
+
+    o.open('vatCodeDetails');
+    for (const rate of [...this.rates.values()].sort(cmp)) {
+      const v = vatCodeOf(rate);
+      o.open('vatCodeDetail');
+      o.leaf('vatCode', v.code);
+      o.leaf('dateOfEntry', startDate);
+      o.leaf('vatDesc', v.desc);
+      o.leaf('standardVatCode', v.standard);
+      o.close('vatCodeDetail');
+    }
+    o.close('vatCodeDetails');
+
+    if (this.employees.size) {
+      o.open('employees');
+      for (const [id, e] of this.employees) {
+        o.open('employee');
+        o.leaf('empID', id, 35);
+        o.leaf('dateOfEntry', e.date);
+        o.leaf('timeOfEntry', e.time);
+        o.leaf('surName', e.name || id, 100);
+        o.close('employee');
+      }
+      o.close('employees');
+    }
+
+    const basics = [...this.usedBasics].map((id) => BASICS[id]).filter((x) => x !== undefined);
+    if (basics.length || this.artGroups.size) {
+      o.open('basics');
+      for (const [id, desc] of this.artGroups) {
+        o.open('basic');
+        o.leaf('basicType', '04');
+        o.leaf('basicID', id, 35);
+        o.leaf('predefinedBasicID', /^04\d{3}$/.test(id) ? id : OTHER_ART_GROUP);
+        o.leaf('basicDesc', desc, 999);
+        o.close('basic');
+      }
+      for (const bsc of basics.sort((x, y) => (x.type + x.id < y.type + y.id ? -1 : 1))) {
+        o.open('basic');
+        o.leaf('basicType', bsc.type);
+        o.leaf('basicID', bsc.id);
+        o.leaf('predefinedBasicID', bsc.predefined);
+        o.leaf('basicDesc', bsc.desc);
+        o.close('basic');
+      }
+      o.close('basics');
+    }
+
+    o.open('location');
+    o.leaf('name', text(loc, 'Nam') || text(loc, 'TL') || companyName, 100);
+    address(o, 'streetAddress', loc);
+    o.open('cashregister');
+    o.leaf('registerID', input.registerId, 100);
+  }
+
+  event(r: Obj, i: number): void {
+    if (!inPeriod(r, this.input.period) || r._ === 'Cfg') return;
+    const tx = cashTxOf(r);
+    const type = eventTypeOf(r, tx);
+    if (!type) return;
+    const when = whenOf(r);
+    const emp = employeeOf(r);
+    const sq = text(r, 'SQ') ?? String(i + 1);
+    const base = { id: sq, type, ...(emp ? { empId: emp } : {}), ...when };
+    if (tx) {
+      writeEvent(this.o, { ...base, transId: sq, date: text(tx.fis, 'TransDate') ?? when.date, time: text(tx.fis, 'TransTime') ?? when.time });
+    } else if (type === 'COPYREC') {
+      const rfn = text(obj(r, 'Fis'), 'RFN') ?? '';
+      const orig = this.sqByFn.get(rfn);
+      writeEvent(this.o, { ...base, ...(orig ? { transId: orig } : {}), text: `Copy of receipt nr ${rfn}` });
+    } else if (type === 'ZREP' || type === 'XREP') {
+      writeEvent(this.o, { ...base, text: type === 'ZREP' ? 'Z-report' : 'X-report', ...(this.reports.has(i) ? { report: this.reports.get(i) as Report } : {}) });
+    } else if (type === 'EMPIN' || type === 'EMPOUT') {
+      writeEvent(this.o, base);
+    } else if (r._ === 'Tra') {
+      writeEvent(this.o, { ...base, text: `${text(r, 'BC') ?? 'event'}${text(r, 'BCF') ? ` (${text(r, 'BCF')})` : ''}` });
+    } else if (r._ === 'Audit') {
+      const audit = obj(r, 'Audit') ?? {};
+      const at = text(audit, 'Type') ?? '';
+      const t = [AUDIT_EVENTS[at] ? undefined : at, text(audit, 'Txt')].filter(Boolean).join(': ');
+      writeEvent(this.o, { ...base, ...(t ? { text: t } : {}) });
+    } else {
+      const ev = (text(r, 'Event') ?? '').toLowerCase();
+      writeEvent(this.o, { ...base, ...(ev === 'start' || ev === 'stop' ? {} : { text: ev || 'log' }) });
     }
   }
 
-  const o = new Out();
-  o.raw('<?xml version="1.0" encoding="UTF-8"?>');
-  o.raw(`<auditfile xmlns="${escapeXml(ns)}">`);
-  o.open('header');
-  const created = input.created;
-  const startDate = input.period.from?.slice(0, 10) ?? first ?? isoDate(created);
-  const endDate = input.period.till?.slice(0, 10) ?? last ?? isoDate(created);
-  o.leaf('fiscalYear', startDate.slice(0, 4));
-  o.leaf('startDate', startDate);
-  o.leaf('endDate', endDate);
-  o.leaf('curCode', currency);
-  o.leaf('dateCreated', isoDate(created));
-  o.leaf('timeCreated', `${pad(created.getHours())}:${pad(created.getMinutes())}:${pad(created.getSeconds())}`);
-  o.leaf('softwareDesc', input.software.name, 100);
-  o.leaf('softwareVersion', input.software.version, 20);
-  o.leaf('softwareCompanyName', input.software.company, 100);
-  o.leaf('auditfileVersion', '1.0');
-  o.leaf('headerComment', `Cash register ${input.registerId}`, 999);
-  o.close('header');
-
-  o.open('company');
-  o.leaf('companyIdent', orgnr, 35);
-  o.leaf('companyName', companyName, 100);
-  o.leaf('taxRegistrationCountry', 'NO');
-  o.leaf('taxRegIdent', `${orgnr}MVA`, 50);
-  address(o, 'streetAddress', cmp0);
-
-  o.open('vatCodeDetails');
-  for (const rate of [...rates.values()].sort(cmp)) {
-    const v = vatCodeOf(rate);
-    o.open('vatCodeDetail');
-    o.leaf('vatCode', v.code);
-    o.leaf('dateOfEntry', startDate);
-    o.leaf('vatDesc', v.desc);
-    o.leaf('standardVatCode', v.standard);
-    o.close('vatCodeDetail');
-  }
-  o.close('vatCodeDetails');
-
-  if (employees.size) {
-    o.open('employees');
-    for (const [id, e] of employees) {
-      o.open('employee');
-      o.leaf('empID', id, 35);
-      o.leaf('dateOfEntry', e.date);
-      o.leaf('timeOfEntry', e.time);
-      o.leaf('surName', e.name || id, 100);
-      o.close('employee');
-    }
-    o.close('employees');
+  transaction(r: Obj): void {
+    if (!inPeriod(r, this.input.period) || r._ === 'Cfg') return;
+    const tx = cashTxOf(r);
+    if (tx) writeTransaction(this.t, tx, this.copies.get(tx.fn) ?? 0);
   }
 
-  for (const tx of txs) {
-    for (const line of lines(tx.esr, 'PosA')) {
-      if (isModLine(line)) usedBasics.add(sign(amount(text(line, 'Amt'))) < 0 ? 'DSC' : 'SAL');
-      else if (isPosLine(line)) usedBasics.add(sign(amount(text(line, 'Amt'))) < 0 ? 'RET' : 'SAL');
-    }
-    for (const pay of lines(tx.esr, 'PayA')) {
-      if ((text(pay, 'PayG') ?? '').toLowerCase() !== 'rounding') usedBasics.add(paymentTypeOf(text(pay, 'PayG')));
-    }
+  tail(): void {
+    const o = this.o;
+    o.close('cashregister');
+    o.close('location');
+    o.close('company');
+    o.raw('</auditfile>');
   }
-  const basics = [...usedBasics].map((id) => BASICS[id]).filter((x) => x !== undefined);
-  if (basics.length || artGroups.size) {
-    o.open('basics');
-    for (const [id, desc] of artGroups) {
-      o.open('basic');
-      o.leaf('basicType', '04');
-      o.leaf('basicID', id, 35);
-      o.leaf('predefinedBasicID', /^04\d{3}$/.test(id) ? id : OTHER_ART_GROUP);
-      o.leaf('basicDesc', desc, 999);
-      o.close('basic');
-    }
-    for (const bsc of basics.sort((x, y) => (x.type + x.id < y.type + y.id ? -1 : 1))) {
-      o.open('basic');
-      o.leaf('basicType', bsc.type);
-      o.leaf('basicID', bsc.id);
-      o.leaf('predefinedBasicID', bsc.predefined);
-      o.leaf('basicDesc', bsc.desc);
-      o.close('basic');
-    }
-    o.close('basics');
-  }
+}
 
-  o.open('location');
-  o.leaf('name', text(loc, 'Nam') || text(loc, 'TL') || companyName, 100);
-  address(o, 'streetAddress', loc);
-  o.open('cashregister');
-  o.leaf('registerID', input.registerId, 100);
-  for (const e of events) writeEvent(o, e);
-  for (const tx of txs) writeTransaction(o, tx, copies.get(tx.fn) ?? 0);
-  o.close('cashregister');
-  o.close('location');
-  o.close('company');
-  o.raw('</auditfile>');
-  return o.toString();
+/** The event a record is (undefined: none, e.g. Cfg or an unknown record type). */
+function eventTypeOf(r: Obj, tx: CashTx | undefined): string | undefined {
+  if (tx) return receiptEventType(tx);
+  if (r._ === 'Tra') {
+    const bc = (text(r, 'BC') ?? '').toLowerCase();
+    if (bc === 'login') return 'EMPIN';
+    if (bc === 'logout') return 'EMPOUT';
+    if (bc === 'reprint') return 'COPYREC';
+    if (isZ(r)) return 'ZREP';
+    if (isX(r)) return 'XREP';
+    return 'OTHEREVT';
+  }
+  if (r._ === 'Audit') return AUDIT_EVENTS[text(obj(r, 'Audit'), 'Type') ?? ''] ?? 'OTHEREVT';
+  if (r._ === 'log') {
+    const ev = (text(r, 'Event') ?? '').toLowerCase();
+    return ev === 'start' ? 'POSSTART' : ev === 'stop' ? 'POSEND' : 'OTHEREVT';
+  }
+  return undefined;
 }
 
 function isoDate(d: Date): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }
 
-function address(o: Out, name: string, a: Obj): void {
+function address(o: XmlOut, name: string, a: Obj): void {
   const street = text(a, 'Adr');
   const city = text(a, 'City');
   const zip = text(a, 'Zip');
@@ -382,7 +600,7 @@ function address(o: Out, name: string, a: Obj): void {
   o.close(name);
 }
 
-function writeEvent(o: Out, e: EventOut): void {
+function writeEvent(o: XmlOut, e: EventOut): void {
   o.open('event');
   o.leaf('eventID', e.id, 35);
   o.leaf('eventType', e.type);
@@ -395,7 +613,7 @@ function writeEvent(o: Out, e: EventOut): void {
   o.close('event');
 }
 
-function counted(o: Out, list: string, item: string, names: [string, string, string], entries: Report['artGroups']): void {
+function counted(o: XmlOut, list: string, item: string, names: [string, string, string], entries: Report['artGroups']): void {
   o.open(list);
   for (const c of entries) {
     o.open(item);
@@ -407,7 +625,7 @@ function counted(o: Out, list: string, item: string, names: [string, string, str
   o.close(list);
 }
 
-function writeReport(o: Out, r: Report): void {
+function writeReport(o: XmlOut, r: Report): void {
   o.open('eventReport');
   o.leaf('reportID', r.reportId, 35);
   o.leaf('reportType', r.kind);
@@ -468,7 +686,7 @@ function writeReport(o: Out, r: Report): void {
   o.close('eventReport');
 }
 
-function vatBlock(o: Out, rate: Dec, vat: Dec, base: Dec): void {
+function vatBlock(o: XmlOut, rate: Dec, vat: Dec, base: Dec): void {
   o.open('vat');
   o.leaf('vatCode', vatCodeOf(rate).code);
   o.leaf('vatPerc', percent(rate));
@@ -478,12 +696,12 @@ function vatBlock(o: Out, rate: Dec, vat: Dec, base: Dec): void {
   o.close('vat');
 }
 
-function writeTransaction(o: Out, tx: CashTx, copyCount: number): void {
+function writeTransaction(o: XmlOut, tx: CashTx, copyCount: number): void {
   const fis = tx.fis;
   const esr = tx.esr;
   const emp = text(esr, 'Opr') || undefined;
   const amntIn = amount(text(fis, 'AmntIn'));
-  const taxA = lines(esr, 'TaxA');
+  const taxA = vatTaxA(esr);
   o.open('cashtransaction');
   o.leaf('nr', tx.fn, 35);
   o.leaf('transID', tx.sq, 35);
@@ -503,7 +721,7 @@ function writeTransaction(o: Out, tx: CashTx, copyCount: number): void {
     o.open('ctLine');
     o.leaf('nr', tx.fn, 35);
     o.leaf('lineID', String(i + 1));
-    o.leaf('lineType', mod ? (sign(v.gross) < 0 ? 'DSC' : 'SAL') : sign(v.gross) < 0 ? 'RET' : 'SAL');
+    o.leaf('lineType', lineTypeOf(line));
     o.leaf('artGroupID', groups[i], 35);
     if (!mod) o.leaf('qnt', decimal6(qtyOf(line)));
     o.leaf('lineAmntIn', money2(v.gross));
