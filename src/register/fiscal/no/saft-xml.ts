@@ -4,6 +4,8 @@
  * Per record in the period: events (login/logout, copy, X/Z report with eventReport, Audit, POS start/stop)
  * and, per signed cash transaction, its receipt event; then the cashtransactions with lines, VAT,
  * payments and the chained signature as journaled. Codes and report figures: saft-report.ts.
+ * The writer (SaftWriter) is every country's: what differs is a SaftProfile (Norway's NO_PROFILE here,
+ * Denmark's DK_PROFILE in dk/saft-xml.ts).
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -96,7 +98,12 @@ export class XmlOut {
   }
 }
 
-const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+export const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/** `yyyymmddhhmmss` of `created` (local time), as the file names carry it. */
+export function fileStamp(c: Date): string {
+  return `${c.getFullYear()}${pad(c.getMonth() + 1)}${pad(c.getDate())}${pad(c.getHours())}${pad(c.getMinutes())}${pad(c.getSeconds())}`;
+}
 
 /** The organisation number: digits only ('NO 999 999 999 MVA' -> '999999999'). */
 export function orgNumber(taxId: string | undefined): string {
@@ -105,9 +112,7 @@ export function orgNumber(taxId: string | undefined): string {
 
 /** `SAF-T Cash Register_<orgnr>_<yyyymmddhhmmss>.xml` (local time of `created`). */
 export function saftFileName(orgnr: string, created: Date): string {
-  const c = created;
-  const stamp = `${c.getFullYear()}${pad(c.getMonth() + 1)}${pad(c.getDate())}${pad(c.getHours())}${pad(c.getMinutes())}${pad(c.getSeconds())}`;
-  return `SAF-T Cash Register_${orgNumber(orgnr)}_${stamp}.xml`;
+  return `SAF-T Cash Register_${orgNumber(orgnr)}_${fileStamp(created)}.xml`;
 }
 
 /** A record's time: TS (service time, YYYY-MM-DDThh:mm:ss) as date and time, else ESR.D. */
@@ -132,11 +137,11 @@ function afterPeriod(r: Obj, period: SaftInput['period']): boolean {
   return ts !== undefined && period.till !== undefined && ts.slice(0, period.till.length) > period.till;
 }
 
-function tp(d: Dec): 'C' | 'D' {
+export function tp(d: Dec): 'C' | 'D' {
   return sign(d) < 0 ? 'D' : 'C';
 }
 
-function percent(rate: Dec): string {
+export function percent(rate: Dec): string {
   return fmt(rescale(rate, Math.min(3, Math.max(2, significantScale(rate)))));
 }
 
@@ -154,6 +159,7 @@ interface EventOut {
   time: string;
   text?: string;
   report?: Report;
+  empPayments?: EmpPayment[];
 }
 
 const AUDIT_EVENTS: Readonly<Record<string, string>> = {
@@ -180,7 +186,8 @@ function transTypeOf(tx: CashTx): string {
   return 'OTHERTRANS';
 }
 
-function employeeOf(r: Obj): string | undefined {
+/** The operator of a record, else undefined. */
+function operatorOf(r: Obj): string | undefined {
   if (r._ === 'Audit') return text(obj(r, 'Audit'), 'Opr') || undefined;
   if (r._ === 'Tra') return text(obj(r, 'ESR'), 'Opr') || undefined;
   return undefined;
@@ -294,24 +301,133 @@ export function runPassesSync(w: PassWriter, records: readonly Obj[]): string {
   return head + transactions + w.take();
 }
 
+/** A VAT rate's code in the file, its standard VAT code and description. */
+export interface SaftVatCode {
+  code: string;
+  standard: string;
+  desc: string;
+}
+
+/**
+ * What differs between the countries' SAF-T Cash Register files; the writer below is the same for all.
+ * Norway's is NO_PROFILE here; Denmark's (dk/saft-xml.ts) adds `required` and writes the signed fields.
+ */
+export interface SaftProfile {
+  namespace: string;
+  currency: string;
+  auditfileVersion: string;
+  /** taxRegistrationCountry */
+  country: string;
+  /** the longest ID the schema allows (eventID, transID, empID, reportID, basicID ...) */
+  idMax: number;
+  /** the value written where the schema wants one and there is none (undefined: the empty text) */
+  blank?: string;
+  texts: { copy: string; zReport: string; xReport: string };
+  vatCode(rate: Dec): SaftVatCode;
+  /** the vatCode of a report's VAT line, undefined to leave the line out */
+  reportVatCode(v: Report['vat'][number]): string | undefined;
+  /** the rates every file declares */
+  baseRates: readonly Dec[];
+  /** companyIdent from Cfg.Cmp.TaxId */
+  companyIdent(taxId: string | undefined): string;
+  taxRegIdent(ident: string): string | undefined;
+  /** the streetAddress of `a` (the company or the location), `company` the company's */
+  address(o: XmlOut, a: Obj, company: Obj): void;
+  /** the empID of a cash transaction */
+  txEmployee(tx: CashTx): string | undefined;
+  employeeNames(id: string, name: string | undefined): { firstName?: string; surName: string };
+  /** the description of a line's article group (undefined: the line names none) */
+  artGroupDesc(line: Obj, group: string): string | undefined;
+  /** a Z report's reportID is Fis.Z.ZI when the record has one */
+  zNumberFromFis: boolean;
+  /** reportCreditSales and reportCreditMemos in the reports */
+  creditBlocks: boolean;
+  /**
+   * the cashtransaction's nr, transID, transType, amounts and empID are the signed Fis values verbatim, and
+   * companyIdent and registerID the signed Fis.CompanyIdent and Fis.RegisterID of the period
+   */
+  signedFields: boolean;
+  /** the elements a country requires on top (Denmark): periods, articles, employees, basics always, reportEmpPayments, certificateData */
+  required?: {
+    /** the employee of events and transactions without an operator */
+    posEmployee: string;
+    articleId(line: Obj): string;
+  };
+}
+
+export const NO_PROFILE: SaftProfile = {
+  namespace: SAFT_NO_NAMESPACE,
+  currency: 'NOK',
+  auditfileVersion: '1.0',
+  country: 'NO',
+  idMax: 35,
+  texts: { copy: 'Copy of receipt nr', zReport: 'Z-report', xReport: 'X-report' },
+  vatCode: vatCodeOf,
+  reportVatCode: (v) => v.code,
+  baseRates: REPORT_RATES,
+  companyIdent: orgNumber,
+  taxRegIdent: (orgnr) => `${orgnr}MVA`,
+  address: (o, a) => norwegianAddress(o, a),
+  txEmployee: (tx) => text(tx.esr, 'Opr') || undefined,
+  employeeNames: (id, name) => ({ surName: name || id }),
+  artGroupDesc: (line) => (isPosLine(line) ? text(line, 'CatN') || text(line, 'Cat') || 'Other' : undefined),
+  zNumberFromFis: true,
+  creditBlocks: true,
+  signedFields: false,
+};
+
+/** The options of the shared writer: a country's options, and the certificates where the profile writes certificateData. */
+export interface SaftWriterOptions extends SaftOptions {
+  /** the signing certificates as PEM, by serial number (uppercase hex, as Fis.CertSerial), or a look-up by serial */
+  certificates?: Record<string, string> | ((serial: string) => string | undefined);
+}
+
 /** The SAF-T Cash Register XML of one register for a period, as text chunks (records read twice, see runPasses). */
 export function saftCashRegisterXmlChunks(input: SaftStreamInput): AsyncGenerator<string> {
-  return runPasses(new NoWriter(input), input.records, input.onScanned);
+  return runPasses(new SaftWriter(NO_PROFILE, input), input.records, input.onScanned);
 }
 
 /** The SAF-T Cash Register XML of one register for a period (all records in memory; see saftCashRegisterXmlChunks). */
 export function saftCashRegisterXml(input: SaftInput): string {
-  return runPassesSync(new NoWriter(input), input.records);
+  return runPassesSync(new SaftWriter(NO_PROFILE, input), input.records);
 }
 
-class NoWriter implements PassWriter {
+export type EmpPayment = { emp: string; type: string; num: number; amnt: Dec };
+
+/** Per employee and payment type: the payments of the report window (as the report counts them), kept while walking. */
+class EmpPayments {
+  private m = new Map<string, EmpPayment>();
+  constructor(private readonly employeeOf: (tx: CashTx) => string, private readonly posEmployee: string) {}
+  add(tx: CashTx): void {
+    if (tx.training || tx.payin || tx.payout) return;
+    const emp = this.employeeOf(tx);
+    for (const pay of lines(tx.esr, 'PayA')) {
+      const g = (text(pay, 'PayG') ?? '').toLowerCase();
+      if (g === 'rounding') continue;
+      const type = paymentTypeOf(g);
+      const key = `${emp}\u0000${type}`;
+      const cur = this.m.get(key) ?? { emp, type, num: 0, amnt: ZERO };
+      this.m.set(key, { emp, type, num: cur.num + (g === 'change' ? 0 : 1), amnt: add(cur.amnt, amount(text(pay, 'Amt'))) });
+    }
+  }
+  list(): EmpPayment[] {
+    const list = [...this.m.values()];
+    return list.length ? list : [{ emp: this.posEmployee, type: 'CASH', num: 0, amnt: ZERO }];
+  }
+  clear(): void {
+    this.m = new Map();
+  }
+}
+
+/** The writer of every country's file, after its profile. */
+export class SaftWriter implements PassWriter {
   private readonly o = new XmlOut();
   /** the cashtransactions, at their depth in cashregister */
   private readonly t = new XmlOut(3);
   private readonly cmp0: Obj;
   private readonly loc: Obj;
-  private readonly orgnr: string;
   private readonly companyName: string;
+  private readonly certificateOf: (serial: string) => string | undefined;
   // first pass
   /** FN -> SQ of every cash transaction up to the end of the period */
   private readonly sqByFn = new Map<string, string>();
@@ -319,29 +435,42 @@ class NoWriter implements PassWriter {
   private readonly totals = new Map<string, Dec>();
   private readonly copies = new Map<string, number>();
   private readonly tally = new ReportTally(this.totals);
-  private readonly reports = new Map<number, Report>();
+  private readonly empPayments: EmpPayments | undefined;
+  private readonly reports = new Map<number, { report: Report; empPayments?: EmpPayment[] }>();
   private readonly employees = new Map<string, { name?: string; date: string; time: string }>();
   private readonly usedBasics = new Set<string>();
   private readonly artGroups = new Map<string, string>();
+  private readonly articles = new Map<string, { desc: string; group: string; date: string }>();
   private readonly rates = new Map<string, Dec>();
+  /** the signed CompanyIdent and RegisterID of the period's transactions (one value each) */
+  private readonly signed: Record<'CompanyIdent' | 'RegisterID', { value: string } | undefined> = { CompanyIdent: undefined, RegisterID: undefined };
   private zCount = 0;
   private ended = false;
-  private first: string | undefined;
-  private last: string | undefined;
+  private first: { date: string; time: string } | undefined;
+  private last: { date: string; time: string } | undefined;
   private previousTx: { nr: string; signature: string } | undefined;
   private previous: { nr: string; signature: string } | undefined;
   private firstExported = true;
   private txCount = 0;
   private eventCount = 0;
+  private ident = '';
+  private registerId = '';
   lastIndex = -1;
 
-  constructor(private readonly input: SaftOptions) {
+  constructor(private readonly p: SaftProfile, private readonly input: SaftWriterOptions) {
     const cfg = obj(input.cfg, 'Cfg') ?? input.cfg;
     this.cmp0 = obj(cfg, 'Cmp') ?? {};
     this.loc = obj(cfg, 'Loc') ?? {};
-    this.orgnr = orgNumber(text(this.cmp0, 'TaxId'));
-    this.companyName = text(this.cmp0, 'Nam') ?? '';
-    for (const r of REPORT_RATES) this.rates.set(fmt(rescale(r, 3)), r);
+    this.companyName = this.fill(text(this.cmp0, 'Nam') ?? '');
+    const certs = input.certificates ?? {};
+    this.certificateOf = typeof certs === 'function' ? certs : (serial) => certs[serial.toUpperCase()] ?? certs[serial];
+    if (p.required) this.empPayments = new EmpPayments((tx) => p.txEmployee(tx) ?? '', p.required.posEmployee);
+    for (const r of p.baseRates) this.rates.set(fmt(rescale(r, 3)), r);
+  }
+
+  /** `v`, or the profile's blank where `v` is empty */
+  private fill(v: string): string {
+    return this.p.blank !== undefined && !v ? this.p.blank : v;
   }
 
   get size(): number {
@@ -360,7 +489,34 @@ class NoWriter implements PassWriter {
     return this.t.take();
   }
 
+  private addEmployee(id: string, when: { date: string; time: string }, name?: string): void {
+    const known = this.employees.get(id);
+    if (!known) this.employees.set(id, { ...(name ? { name } : {}), ...when });
+    // where every record names an employee, a name seen later completes one first seen without
+    else if (this.p.required && !known.name && name) known.name = name;
+  }
+
+  /** One value of the period's transactions (Fis[key]); an error when they disagree (the signatures cover it). */
+  private signedValue(tx: CashTx, key: 'CompanyIdent' | 'RegisterID'): void {
+    const v = text(tx.fis, key);
+    if (v === undefined) return;
+    const known = this.signed[key];
+    if (known !== undefined && v !== known.value) {
+      throw new Error(`the cash transactions of the period were signed with different ${key} values ("${known.value}", "${v}" at nr ${tx.fn}); export the periods separately`);
+    }
+    this.signed[key] = { value: v };
+  }
+
+  /** The certificate (PEM) a transaction was signed under; an error when there is none. */
+  private certificate(tx: CashTx): string {
+    const serial = text(tx.fis, 'CertSerial') ?? '';
+    const pem = this.certificateOf(serial);
+    if (!pem) throw new Error(`no certificate with serial "${serial.toUpperCase()}" for cash transaction nr ${tx.fn} (SQ ${tx.sq})`);
+    return pem;
+  }
+
   scan(r: Obj, i: number): void {
+    const { p } = this;
     const tx = cashTxOf(r);
     if (!this.ended && afterPeriod(r, this.input.period)) this.ended = true;
     if (!this.ended) {
@@ -372,31 +528,41 @@ class NoWriter implements PassWriter {
     }
     if (tx) this.totals.set(tx.fn, tx.total);
     this.tally.add(r, tx);
+    if (tx) this.empPayments?.add(tx);
     const z = isZ(r);
     if (z) this.zCount += 1;
-    const inside = inPeriod(r, this.input.period) && r._ !== 'Cfg';
-    if (inside) {
+    if (inPeriod(r, this.input.period) && r._ !== 'Cfg') {
       this.lastIndex = i;
       const when = whenOf(r);
-      this.first ??= when.date;
-      this.last = when.date;
-      const emp = employeeOf(r);
-      if (emp && !this.employees.has(emp)) this.employees.set(emp, { ...(r._ === 'Tra' ? { name: text(obj(r, 'ESR'), 'OprN') } : {}), ...when });
+      this.first ??= when;
+      this.last = when;
+      const emp = operatorOf(r) ?? p.required?.posEmployee;
+      if (emp) this.addEmployee(emp, when, r._ === 'Tra' ? text(obj(r, 'ESR'), 'OprN') : undefined);
       if (tx) {
+        if (p.signedFields) {
+          this.signedValue(tx, 'CompanyIdent');
+          this.signedValue(tx, 'RegisterID');
+        }
+        if (p.required) this.certificate(tx);
         if (this.firstExported && tx.fn !== '1' && this.previousTx) this.previous = this.previousTx;
         this.firstExported = false;
         this.txCount += 1;
-        this.usedBasics.add(receiptEventType(tx));
-        this.usedBasics.add(transTypeOf(tx));
+        const txEmp = p.txEmployee(tx);
+        if (txEmp) this.addEmployee(txEmp, when, text(tx.esr, 'OprN'));
+        this.usedBasics.add(p.signedFields ? (text(tx.fis, 'TransType') ?? 'OTHERTRANS') : transTypeOf(tx));
         const posA = lines(tx.esr, 'PosA').filter((l) => isPosLine(l) || isModLine(l));
         const groups = artGroupsOf(posA);
         posA.forEach((line, k) => {
-          this.usedBasics.add(lineTypeOf(line));
-          if (isPosLine(line)) {
-            const id = groups[k] as string;
-            const cat = text(line, 'Cat');
-            if (!this.artGroups.has(id) || this.artGroups.get(id) === id) this.artGroups.set(id, text(line, 'CatN') || cat || 'Other');
+          const group = groups[k] as string;
+          const desc = p.artGroupDesc(line, group);
+          if (desc !== undefined && (isPosLine(line) ? !this.artGroups.has(group) || this.artGroups.get(group) === group : !this.artGroups.has(group))) {
+            this.artGroups.set(group, desc);
           }
+          if (p.required) {
+            const id = p.required.articleId(line);
+            if (!this.articles.has(id)) this.articles.set(id, { desc: text(line, 'Dsc') || id, group, date: text(tx.fis, 'TransDate') ?? when.date });
+          }
+          this.usedBasics.add(lineTypeOf(line));
         });
         for (const t of vatTaxA(tx.esr)) {
           const rate = amount(text(t, 'Prc'));
@@ -412,59 +578,70 @@ class NoWriter implements PassWriter {
         this.usedBasics.add(type);
       }
       if (type === 'ZREP' || type === 'XREP') {
-        const fis = obj(r, 'Fis') ?? {};
         const sq = text(r, 'SQ') ?? String(i + 1);
+        // the Z's own number, as printed (Fis.Z.ZI), else its count in the file
+        const zi = p.zNumberFromFis ? text(obj(obj(r, 'Fis') ?? {}, 'Z'), 'ZI') : undefined;
+        // companyIdent and registerID: set when written (the signed values of the whole period)
         const report = this.tally.report({
-          kind: z ? 'Z report' : 'X report',
-          // the Z's own number, as printed (Fis.Z.ZI), else its count in the file
-          reportId: z ? (text(obj(fis, 'Z'), 'ZI') ?? String(this.zCount)) : `X${sq}`, company: { ident: this.orgnr, name: this.companyName },
-          registerId: this.input.registerId, date: when.date, time: when.time,
+          kind: z ? 'Z report' : 'X report', reportId: z ? (zi ?? String(this.zCount)) : `X${sq}`, company: { ident: '', name: this.companyName },
+          registerId: '', date: when.date, time: when.time,
         });
-        this.reports.set(i, report);
-        for (const p of report.payments) this.usedBasics.add(p.id);
+        const empPayments = this.empPayments?.list();
+        this.reports.set(i, { report, ...(empPayments ? { empPayments } : {}) });
+        for (const pm of report.payments) this.usedBasics.add(pm.id);
         for (const g of report.artGroups) if (!this.artGroups.has(g.id)) this.artGroups.set(g.id, g.id === OTHER_ART_GROUP ? 'Other' : g.id);
+        for (const pm of empPayments ?? []) this.usedBasics.add(pm.type);
       }
     }
     if (tx) this.previousTx = { nr: tx.fn, signature: text(tx.fis, 'Signature') ?? '' };
-    if (z) this.tally.closeWindow();
+    if (z) {
+      this.tally.closeWindow();
+      this.empPayments?.clear();
+    }
   }
 
   endScan(): SaftScan {
-    return { registerId: this.input.registerId, ...(this.previous ? { previous: this.previous } : {}), transactions: this.txCount, events: this.eventCount };
+    this.ident = this.signed.CompanyIdent?.value ?? this.p.companyIdent(text(this.cmp0, 'TaxId'));
+    this.registerId = this.signed.RegisterID?.value ?? this.input.registerId;
+    return { registerId: this.registerId, ...(this.previous ? { previous: this.previous } : {}), transactions: this.txCount, events: this.eventCount };
   }
 
   head(): void {
-    const { o, input, cmp0, loc, orgnr, companyName } = this;
-    const ns = input.namespace ?? SAFT_NO_NAMESPACE;
-    o.raw('<?xml version="1.0" encoding="UTF-8"?>');
-    o.raw(`<auditfile xmlns="${escapeXml(ns)}">`);
-    o.open('header');
+    const { o, p, input, cmp0, loc, companyName, ident, registerId } = this;
     const created = input.created;
-    const startDate = input.period.from?.slice(0, 10) ?? this.first ?? isoDate(created);
-    const endDate = input.period.till?.slice(0, 10) ?? this.last ?? isoDate(created);
+    const startDate = input.period.from?.slice(0, 10) ?? this.first?.date ?? isoDate(created);
+    const endDate = input.period.till?.slice(0, 10) ?? this.last?.date ?? isoDate(created);
+    if (p.required) {
+      if (this.articles.size === 0) this.articles.set('MISC', { desc: 'Diverse', group: OTHER_ART_GROUP, date: startDate });
+      if (this.employees.size === 0) this.addEmployee(p.required.posEmployee, { date: startDate, time: '00:00:00' });
+    }
+
+    o.raw('<?xml version="1.0" encoding="UTF-8"?>');
+    o.raw(`<auditfile xmlns="${escapeXml(input.namespace ?? p.namespace)}">`);
+    o.open('header');
     o.leaf('fiscalYear', startDate.slice(0, 4));
     o.leaf('startDate', startDate);
     o.leaf('endDate', endDate);
-    o.leaf('curCode', input.currency ?? 'NOK');
+    o.leaf('curCode', input.currency ?? p.currency);
     o.leaf('dateCreated', isoDate(created));
     o.leaf('timeCreated', `${pad(created.getHours())}:${pad(created.getMinutes())}:${pad(created.getSeconds())}`);
-    o.leaf('softwareDesc', input.software.name, 100);
-    o.leaf('softwareVersion', input.software.version, 20);
-    o.leaf('softwareCompanyName', input.software.company, 100);
-    o.leaf('auditfileVersion', '1.0');
-    o.leaf('headerComment', `Cash register ${input.registerId}`, 999);
+    o.leaf('softwareDesc', this.fill(input.software.name), 100);
+    o.leaf('softwareVersion', this.fill(input.software.version), 20);
+    o.leaf('softwareCompanyName', this.fill(input.software.company), 100);
+    o.leaf('auditfileVersion', p.auditfileVersion);
+    o.leaf('headerComment', `Cash register ${registerId}`, 999);
     o.close('header');
 
     o.open('company');
-    o.leaf('companyIdent', orgnr, 35);
+    o.leaf('companyIdent', this.fill(ident), p.idMax);
     o.leaf('companyName', companyName, 100);
-    o.leaf('taxRegistrationCountry', 'NO');
-    o.leaf('taxRegIdent', `${orgnr}MVA`, 50);
-    address(o, 'streetAddress', cmp0);
+    o.leaf('taxRegistrationCountry', p.country);
+    o.leaf('taxRegIdent', p.taxRegIdent(ident), 50);
+    p.address(o, cmp0, cmp0);
 
     o.open('vatCodeDetails');
     for (const rate of [...this.rates.values()].sort(cmp)) {
-      const v = vatCodeOf(rate);
+      const v = p.vatCode(rate);
       o.open('vatCodeDetail');
       o.leaf('vatCode', v.code);
       o.leaf('dateOfEntry', startDate);
@@ -474,26 +651,55 @@ class NoWriter implements PassWriter {
     }
     o.close('vatCodeDetails');
 
+    if (p.required) {
+      const periodTime = (t: string | undefined, fallback: string): string => (t && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(t) ? t.slice(11, 19) : fallback);
+      o.open('periods');
+      o.open('period');
+      o.leaf('periodNumber', 1);
+      o.leaf('periodDesc', `${startDate} - ${endDate}`);
+      o.leaf('startDatePeriod', startDate);
+      o.leaf('startTimePeriod', periodTime(input.period.from, '00:00:00'));
+      o.leaf('endDatePeriod', endDate);
+      o.leaf('endTimePeriod', periodTime(input.period.till, '23:59:59'));
+      o.close('period');
+      o.close('periods');
+    }
+
     if (this.employees.size) {
       o.open('employees');
       for (const [id, e] of this.employees) {
+        const names = p.employeeNames(id, e.name);
         o.open('employee');
-        o.leaf('empID', id, 35);
+        o.leaf('empID', id, p.idMax);
         o.leaf('dateOfEntry', e.date);
         o.leaf('timeOfEntry', e.time);
-        o.leaf('surName', e.name || id, 100);
+        o.leaf('firstName', names.firstName, 50);
+        o.leaf('surName', names.surName, 100);
         o.close('employee');
       }
       o.close('employees');
     }
 
+    if (p.required) {
+      o.open('articles');
+      for (const [id, a] of this.articles) {
+        o.open('article');
+        o.leaf('artID', id, 36);
+        o.leaf('dateOfEntry', a.date);
+        o.leaf('artGroupID', a.group, 36);
+        o.leaf('artDesc', a.desc, 999);
+        o.close('article');
+      }
+      o.close('articles');
+    }
+
     const basics = [...this.usedBasics].map((id) => BASICS[id]).filter((x) => x !== undefined);
-    if (basics.length || this.artGroups.size) {
+    if (p.required || basics.length || this.artGroups.size) {
       o.open('basics');
       for (const [id, desc] of this.artGroups) {
         o.open('basic');
         o.leaf('basicType', '04');
-        o.leaf('basicID', id, 35);
+        o.leaf('basicID', id, p.idMax);
         o.leaf('predefinedBasicID', /^04\d{3}$/.test(id) ? id : OTHER_ART_GROUP);
         o.leaf('basicDesc', desc, 999);
         o.close('basic');
@@ -511,47 +717,56 @@ class NoWriter implements PassWriter {
 
     o.open('location');
     o.leaf('name', text(loc, 'Nam') || text(loc, 'TL') || companyName, 100);
-    address(o, 'streetAddress', loc);
+    p.address(o, loc, cmp0);
     o.open('cashregister');
-    o.leaf('registerID', input.registerId, 100);
+    o.leaf('registerID', registerId, 100);
   }
 
   event(r: Obj, i: number): void {
     if (!inPeriod(r, this.input.period) || r._ === 'Cfg') return;
+    const { p } = this;
     const tx = cashTxOf(r);
     const type = eventTypeOf(r, tx);
     if (!type) return;
     const when = whenOf(r);
-    const emp = employeeOf(r);
+    const emp = operatorOf(r) ?? p.required?.posEmployee;
     const sq = text(r, 'SQ') ?? String(i + 1);
     const base = { id: sq, type, ...(emp ? { empId: emp } : {}), ...when };
     if (tx) {
-      writeEvent(this.o, { ...base, transId: sq, date: text(tx.fis, 'TransDate') ?? when.date, time: text(tx.fis, 'TransTime') ?? when.time });
+      const txEmp = p.txEmployee(tx);
+      writeEvent(this.o, p, {
+        ...base, transId: (p.signedFields ? text(tx.fis, 'TransID') : undefined) ?? sq, ...(txEmp ? { empId: txEmp } : {}),
+        date: text(tx.fis, 'TransDate') ?? when.date, time: text(tx.fis, 'TransTime') ?? when.time,
+      });
     } else if (type === 'COPYREC') {
       const rfn = text(obj(r, 'Fis'), 'RFN') ?? '';
       const orig = this.sqByFn.get(rfn);
-      writeEvent(this.o, { ...base, ...(orig ? { transId: orig } : {}), text: `Copy of receipt nr ${rfn}` });
+      writeEvent(this.o, p, { ...base, ...(orig ? { transId: orig } : {}), text: `${p.texts.copy} ${rfn}` });
     } else if (type === 'ZREP' || type === 'XREP') {
-      writeEvent(this.o, { ...base, text: type === 'ZREP' ? 'Z-report' : 'X-report', ...(this.reports.has(i) ? { report: this.reports.get(i) as Report } : {}) });
+      const rep = this.reports.get(i);
+      writeEvent(this.o, p, {
+        ...base, text: type === 'ZREP' ? p.texts.zReport : p.texts.xReport,
+        ...(rep ? { report: { ...rep.report, companyIdent: this.ident, registerId: this.registerId }, ...(rep.empPayments ? { empPayments: rep.empPayments } : {}) } : {}),
+      });
     } else if (type === 'EMPIN' || type === 'EMPOUT') {
-      writeEvent(this.o, base);
+      writeEvent(this.o, p, base);
     } else if (r._ === 'Tra') {
-      writeEvent(this.o, { ...base, text: `${text(r, 'BC') ?? 'event'}${text(r, 'BCF') ? ` (${text(r, 'BCF')})` : ''}` });
+      writeEvent(this.o, p, { ...base, text: `${text(r, 'BC') ?? 'event'}${text(r, 'BCF') ? ` (${text(r, 'BCF')})` : ''}` });
     } else if (r._ === 'Audit') {
       const audit = obj(r, 'Audit') ?? {};
       const at = text(audit, 'Type') ?? '';
       const t = [AUDIT_EVENTS[at] ? undefined : at, text(audit, 'Txt')].filter(Boolean).join(': ');
-      writeEvent(this.o, { ...base, ...(t ? { text: t } : {}) });
+      writeEvent(this.o, p, { ...base, ...(t ? { text: t } : {}) });
     } else {
       const ev = (text(r, 'Event') ?? '').toLowerCase();
-      writeEvent(this.o, { ...base, ...(ev === 'start' || ev === 'stop' ? {} : { text: ev || 'log' }) });
+      writeEvent(this.o, p, { ...base, ...(ev === 'start' || ev === 'stop' ? {} : { text: ev || 'log' }) });
     }
   }
 
   transaction(r: Obj): void {
     if (!inPeriod(r, this.input.period) || r._ === 'Cfg') return;
     const tx = cashTxOf(r);
-    if (tx) writeTransaction(this.t, tx, this.copies.get(tx.fn) ?? 0);
+    if (tx) writeTransaction(this.t, this.p, tx, this.copies.get(tx.fn) ?? 0, this.p.required ? this.certificate(tx) : undefined);
   }
 
   tail(): void {
@@ -587,37 +802,38 @@ function isoDate(d: Date): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }
 
-function address(o: XmlOut, name: string, a: Obj): void {
+/** Norway's streetAddress: streetname, city, postalCode, country NO; none when Cfg has no address. */
+function norwegianAddress(o: XmlOut, a: Obj): void {
   const street = text(a, 'Adr');
   const city = text(a, 'City');
   const zip = text(a, 'Zip');
   if (!street && !city && !zip) return;
-  o.open(name);
+  o.open('streetAddress');
   o.leaf('streetname', street, 100);
   o.leaf('city', city, 50);
   o.leaf('postalCode', zip, 20);
   o.leaf('country', 'NO');
-  o.close(name);
+  o.close('streetAddress');
 }
 
-function writeEvent(o: XmlOut, e: EventOut): void {
+function writeEvent(o: XmlOut, p: SaftProfile, e: EventOut): void {
   o.open('event');
-  o.leaf('eventID', e.id, 35);
+  o.leaf('eventID', e.id, p.idMax);
   o.leaf('eventType', e.type);
-  o.leaf('transID', e.transId, 35);
-  o.leaf('empID', e.empId, 35);
+  o.leaf('transID', e.transId, p.idMax);
+  o.leaf('empID', e.empId, p.idMax);
   o.leaf('eventDate', e.date);
   o.leaf('eventTime', e.time);
   o.leaf('eventText', e.text, 9999);
-  if (e.report) writeReport(o, e.report);
+  if (e.report) writeReport(o, p, e.report, e.empPayments);
   o.close('event');
 }
 
-function counted(o: XmlOut, list: string, item: string, names: [string, string, string], entries: Report['artGroups']): void {
+function counted(o: XmlOut, p: SaftProfile, list: string, item: string, names: [string, string, string], entries: Report['artGroups']): void {
   o.open(list);
   for (const c of entries) {
     o.open(item);
-    o.leaf(names[0], c.id, 35);
+    o.leaf(names[0], c.id, p.idMax);
     o.leaf(names[1], c.num);
     o.leaf(names[2], c.amnt);
     o.close(item);
@@ -625,11 +841,11 @@ function counted(o: XmlOut, list: string, item: string, names: [string, string, 
   o.close(list);
 }
 
-function writeReport(o: XmlOut, r: Report): void {
+function writeReport(o: XmlOut, p: SaftProfile, r: Report, empPayments: EmpPayment[] | undefined): void {
   o.open('eventReport');
-  o.leaf('reportID', r.reportId, 35);
+  o.leaf('reportID', r.reportId, p.idMax);
   o.leaf('reportType', r.kind);
-  o.leaf('companyIdent', r.companyIdent, 35);
+  o.leaf('companyIdent', p.blank !== undefined ? r.companyIdent || p.blank : r.companyIdent, p.idMax);
   o.leaf('companyName', r.companyName, 100);
   o.leaf('reportDate', r.date);
   o.leaf('reportTime', r.time);
@@ -637,12 +853,26 @@ function writeReport(o: XmlOut, r: Report): void {
   o.open('reportTotalCashSales');
   o.leaf('totalCashSaleAmnt', r.totalCashSale);
   o.close('reportTotalCashSales');
-  counted(o, 'reportArtGroups', 'reportArtGroup', ['artGroupID', 'artGroupNum', 'artGroupAmnt'], r.artGroups);
-  counted(o, 'reportPayments', 'reportPayment', ['paymentType', 'paymentNum', 'paymentAmnt'], r.payments);
+  counted(o, p, 'reportArtGroups', 'reportArtGroup', ['artGroupID', 'artGroupNum', 'artGroupAmnt'], r.artGroups);
+  counted(o, p, 'reportPayments', 'reportPayment', ['paymentType', 'paymentNum', 'paymentAmnt'], r.payments);
+  if (p.required) {
+    o.open('reportEmpPayments');
+    for (const e of empPayments ?? []) {
+      o.open('reportEmpPayment');
+      o.leaf('empID', e.emp, p.idMax);
+      o.leaf('paymentType', e.type, p.idMax);
+      o.leaf('paymentNum', e.num);
+      o.leaf('paymentAmnt', money2(e.amnt));
+      o.close('reportEmpPayment');
+    }
+    o.close('reportEmpPayments');
+  }
   o.open('reportCashSalesVat');
   for (const v of r.vat) {
+    const code = p.reportVatCode(v);
+    if (code === undefined) continue;
     o.open('reportCashSaleVat');
-    o.leaf('vatCode', v.code);
+    o.leaf('vatCode', code);
     o.leaf('vatPerc', v.perc);
     o.leaf('cashSaleAmnt', v.base);
     o.leaf('vatAmnt', v.vat);
@@ -663,32 +893,34 @@ function writeReport(o: XmlOut, r: Report): void {
   o.leaf('reportDiscountAmnt', r.discountAmnt);
   o.leaf('reportVoidTransNum', r.voidNum);
   o.leaf('reportVoidTransAmnt', r.voidAmnt);
-  counted(o, 'reportCorrLines', 'reportCorrLine', ['corrLineType', 'corrLineNum', 'corrLineAmnt'], r.corrLines);
-  counted(o, 'reportPriceInquiries', 'reportPriceInquiry', ['priceInquiryGroup', 'priceInquiryNum', 'priceInquiryAmnt'], r.priceInquiries);
-  counted(o, 'reportOtherCorrs', 'reportOtherCorr', ['otherCorrType', 'otherCorrNum', 'otherCorrAmnt'], r.otherCorrs);
+  counted(o, p, 'reportCorrLines', 'reportCorrLine', ['corrLineType', 'corrLineNum', 'corrLineAmnt'], r.corrLines);
+  counted(o, p, 'reportPriceInquiries', 'reportPriceInquiry', ['priceInquiryGroup', 'priceInquiryNum', 'priceInquiryAmnt'], r.priceInquiries);
+  counted(o, p, 'reportOtherCorrs', 'reportOtherCorr', ['otherCorrType', 'otherCorrNum', 'otherCorrAmnt'], r.otherCorrs);
   o.leaf('reportReceiptDeliveryNum', r.deliveryNum);
   o.leaf('reportReceiptDeliveryAmnt', r.deliveryAmnt);
   o.leaf('reportTrainingNum', r.trainingNum);
   o.leaf('reportTrainingAmnt', r.trainingAmnt);
-  o.open('reportCreditSales');
-  o.leaf('creditSalesNum', 0);
-  o.leaf('creditSalesAmnt', '0.00');
-  o.close('reportCreditSales');
-  o.open('reportCreditMemos');
-  o.leaf('creditMemosNum', 0);
-  o.leaf('creditMemosAmnt', '0.00');
-  o.close('reportCreditMemos');
-  counted(o, 'reportPayIns', 'reportPayIn', ['payInType', 'payInNum', 'payInAmnt'], r.payIns);
-  counted(o, 'reportPayOuts', 'reportPayOut', ['payOutType', 'payOutNum', 'payOutAmnt'], r.payOuts);
+  if (p.creditBlocks) {
+    o.open('reportCreditSales');
+    o.leaf('creditSalesNum', 0);
+    o.leaf('creditSalesAmnt', '0.00');
+    o.close('reportCreditSales');
+    o.open('reportCreditMemos');
+    o.leaf('creditMemosNum', 0);
+    o.leaf('creditMemosAmnt', '0.00');
+    o.close('reportCreditMemos');
+  }
+  counted(o, p, 'reportPayIns', 'reportPayIn', ['payInType', 'payInNum', 'payInAmnt'], r.payIns);
+  counted(o, p, 'reportPayOuts', 'reportPayOut', ['payOutType', 'payOutNum', 'payOutAmnt'], r.payOuts);
   o.leaf('reportGrandTotalSales', r.grandTotalSales);
   o.leaf('reportGrandTotalReturn', r.grandTotalReturn);
   o.leaf('reportGrandTotalSalesNet', r.grandTotalNet);
   o.close('eventReport');
 }
 
-function vatBlock(o: XmlOut, rate: Dec, vat: Dec, base: Dec): void {
+function vatBlock(o: XmlOut, p: SaftProfile, rate: Dec, vat: Dec, base: Dec): void {
   o.open('vat');
-  o.leaf('vatCode', vatCodeOf(rate).code);
+  o.leaf('vatCode', p.vatCode(rate).code);
   o.leaf('vatPerc', percent(rate));
   o.leaf('vatAmnt', money2(vat));
   o.leaf('vatAmntTp', tp(base));
@@ -696,20 +928,34 @@ function vatBlock(o: XmlOut, rate: Dec, vat: Dec, base: Dec): void {
   o.close('vat');
 }
 
-function writeTransaction(o: XmlOut, tx: CashTx, copyCount: number): void {
+/** A cashtransaction; `pem`: its certificate, written as certificateData. */
+function writeTransaction(o: XmlOut, p: SaftProfile, tx: CashTx, copyCount: number, pem: string | undefined): void {
   const fis = tx.fis;
   const esr = tx.esr;
-  const emp = text(esr, 'Opr') || undefined;
-  const amntIn = amount(text(fis, 'AmntIn'));
+  const emp = p.txEmployee(tx);
   const taxA = vatTaxA(esr);
   o.open('cashtransaction');
-  o.leaf('nr', tx.fn, 35);
-  o.leaf('transID', tx.sq, 35);
-  o.leaf('transType', transTypeOf(tx));
-  o.leaf('transAmntIn', money2(amntIn));
-  o.leaf('transAmntEx', money2(amount(text(fis, 'AmntEx'))));
-  o.leaf('amntTp', tp(amntIn));
-  o.leaf('empID', emp, 35);
+  if (p.signedFields) {
+    // the signed values, verbatim: the validator rebuilds the signed string from these texts
+    const amntInText = text(fis, 'AmntIn') ?? money2(tx.total);
+    const amntIn = amount(amntInText);
+    o.leaf('nr', tx.fn);
+    o.leaf('transID', text(fis, 'TransID') ?? tx.sq);
+    o.leaf('transType', text(fis, 'TransType') ?? 'OTHERTRANS');
+    o.leaf('transAmntIn', amntInText);
+    o.leaf('transAmntEx', text(fis, 'AmntEx') ?? money2(amntIn));
+    o.leaf('amntTp', tp(amntIn));
+    o.leaf('empID', emp);
+  } else {
+    const amntIn = amount(text(fis, 'AmntIn'));
+    o.leaf('nr', tx.fn, p.idMax);
+    o.leaf('transID', tx.sq, p.idMax);
+    o.leaf('transType', transTypeOf(tx));
+    o.leaf('transAmntIn', money2(amntIn));
+    o.leaf('transAmntEx', money2(amount(text(fis, 'AmntEx'))));
+    o.leaf('amntTp', tp(amntIn));
+    o.leaf('empID', emp, p.idMax);
+  }
   o.leaf('transDate', text(fis, 'TransDate'));
   o.leaf('transTime', text(fis, 'TransTime'));
   o.leaf('refID', text(esr, 'RFN'), 9999);
@@ -719,20 +965,24 @@ function writeTransaction(o: XmlOut, tx: CashTx, copyCount: number): void {
     const v = lineVat(line, taxA);
     const mod = isModLine(line);
     o.open('ctLine');
-    o.leaf('nr', tx.fn, 35);
+    o.leaf('nr', tx.fn, p.idMax);
     o.leaf('lineID', String(i + 1));
     o.leaf('lineType', lineTypeOf(line));
-    o.leaf('artGroupID', groups[i], 35);
-    if (!mod) o.leaf('qnt', decimal6(qtyOf(line)));
+    o.leaf('artGroupID', groups[i], p.idMax);
+    if (p.required) {
+      o.leaf('artID', p.required.articleId(line));
+      // the validator wants a quantity on every line (a discount counts as 1)
+      o.leaf('qnt', mod ? '1' : decimal6(qtyOf(line)));
+    } else if (!mod) o.leaf('qnt', decimal6(qtyOf(line)));
     o.leaf('lineAmntIn', money2(v.gross));
     o.leaf('lineAmntEx', money2(v.net));
     o.leaf('amntTp', tp(v.gross));
     const pri = text(line, 'Pri');
     const ppu = pri === undefined ? undefined : parseDec(pri.trim());
     if (!mod && ppu) o.leaf('ppu', decimal6(ppu));
-    o.leaf('empID', emp, 35);
+    o.leaf('empID', emp, p.idMax);
     o.leaf('cashTransLineDescr', text(line, 'Dsc'), 9999);
-    vatBlock(o, v.rate, v.vat, v.net);
+    vatBlock(o, p, v.rate, v.vat, v.net);
     o.close('ctLine');
   });
   for (const t of taxA) {
@@ -740,26 +990,27 @@ function writeTransaction(o: XmlOut, tx: CashTx, copyCount: number): void {
     const gross = amount(text(t, 'Amt'));
     const tAmt = text(t, 'TAmt') !== undefined ? amount(text(t, 'TAmt')) : sub(gross, amount(text(t, 'Net')));
     const base = text(t, 'Net') !== undefined ? amount(text(t, 'Net')) : sub(gross, tAmt);
-    vatBlock(o, rate, tAmt, base);
+    vatBlock(o, p, rate, tAmt, base);
   }
   const pays = lines(esr, 'PayA');
-  const rounding = pays.filter((p) => (text(p, 'PayG') ?? '').toLowerCase() === 'rounding').reduce((s, p) => add(s, amount(text(p, 'Amt'))), ZERO);
+  const rounding = pays.filter((pay) => (text(pay, 'PayG') ?? '').toLowerCase() === 'rounding').reduce((s, pay) => add(s, amount(text(pay, 'Amt'))), ZERO);
   if (cmp(rounding, ZERO) !== 0) {
     o.open('rounding');
     o.leaf('roundingAmnt', money2(rounding));
     o.close('rounding');
   }
-  for (const p of pays) {
-    if ((text(p, 'PayG') ?? '').toLowerCase() === 'rounding') continue;
+  for (const pay of pays) {
+    if ((text(pay, 'PayG') ?? '').toLowerCase() === 'rounding') continue;
     o.open('payment');
-    o.leaf('paymentType', paymentTypeOf(text(p, 'PayG')));
-    o.leaf('paidAmnt', money2(amount(text(p, 'Amt'))));
-    o.leaf('empID', emp, 35);
-    o.leaf('paymentRefID', text(p, 'UID'), 999);
+    o.leaf('paymentType', paymentTypeOf(text(pay, 'PayG')));
+    o.leaf('paidAmnt', money2(amount(text(pay, 'Amt'))));
+    o.leaf('empID', emp, p.idMax);
+    o.leaf('paymentRefID', text(pay, 'UID'), 999);
     o.close('payment');
   }
   o.leaf('signature', text(fis, 'Signature') ?? '', 999);
   o.leaf('keyVersion', text(fis, 'KeyVersion') ?? '1', 50);
+  if (pem !== undefined) o.leaf('certificateData', pem.trim());
   o.leaf('receiptNum', 1);
   o.leaf('receiptCopyNum', Math.min(copyCount, 999));
   o.leaf('receiptProformaNum', 0);

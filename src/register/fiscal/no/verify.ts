@@ -130,39 +130,48 @@ function decodeXmlBytes(bytes: Buffer): string {
   return text.replace(/^\uFEFF/, '');
 }
 
+/** The texts of one register's cashtransactions, as read: field name -> text (untrimmed). */
+export interface RawRegister {
+  registerID: string;
+  transactions: Array<Record<string, string>>;
+}
+
 /**
- * Reads the cash registers and their cashtransactions (in document order) from the XML text with
- * saxes; only the direct children of cashtransaction are taken (ctLine has an `nr` of its own).
- * Throws on XML that is not well-formed or not a Norwegian SAF-T Cash Register file.
+ * Reads company/companyIdent and the cash registers with the direct children `fields` of their
+ * cashtransactions (document order; ctLine has an `nr` of its own) from SAF-T Cash Register XML text with
+ * saxes. A register under more than one location is one (its chain is one). Throws on XML that is not
+ * well-formed or whose root is not `{namespace}auditfile`.
  */
-export function readCashRegisters(text: string): NoRegister[] {
+export function readSaftCashRegisters(text: string, namespace: string, fields: ReadonlySet<string>): { companyIdent: string; registers: RawRegister[] } {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new Error('XML with a DOCTYPE or entity declaration is refused');
   const parser = new SaxesParser({ xmlns: true });
-  const registers = new Map<string, NoRegister>();
+  const registers = new Map<string, RawRegister>();
   const stack: string[] = [];
-  let register: { registerID: string; transactions: NoCashTransaction[] } | undefined;
+  let companyIdent = '';
+  let register: RawRegister | undefined;
   let trans: Record<string, string> | undefined;
   let field: string | undefined;
   let fieldText = '';
-  let registerIdText: string | undefined;
   parser.on('opentag', (tag) => {
     const name = tag.local;
-    if (stack.length === 0 && (name !== 'auditfile' || tag.uri !== NO_NAMESPACE)) {
-      throw new Error(`the root element is {${tag.uri}}${name}, not {${NO_NAMESPACE}}auditfile`);
+    if (stack.length === 0 && (name !== 'auditfile' || tag.uri !== namespace)) {
+      throw new Error(`the root element is {${tag.uri}}${name}, not {${namespace}}auditfile`);
     }
     const parent = stack[stack.length - 1];
+    const path = stack.join('/');
     stack.push(name);
     if (name === 'cashregister') register = { registerID: '', transactions: [] };
-    else if (parent === 'cashregister' && name === 'registerID') registerIdText = '';
-    else if (parent === 'cashregister' && name === 'cashtransaction') trans = {};
-    else if (parent === 'cashtransaction' && trans && FIELDS.has(name)) {
+    else if ((parent === 'cashregister' && name === 'registerID') || (path === 'auditfile/company' && name === 'companyIdent')) {
+      field = name;
+      fieldText = '';
+    } else if (parent === 'cashregister' && name === 'cashtransaction') trans = {};
+    else if (parent === 'cashtransaction' && trans && fields.has(name)) {
       field = name;
       fieldText = '';
     }
   });
   const onText = (t: string): void => {
     if (field !== undefined) fieldText += t;
-    else if (registerIdText !== undefined) registerIdText += t;
   };
   parser.on('text', onText);
   parser.on('cdata', onText);
@@ -170,23 +179,13 @@ export function readCashRegisters(text: string): NoRegister[] {
     stack.pop();
     const name = tag.local;
     if (field !== undefined && name === field) {
-      if (trans) trans[field] = fieldText.trim();
+      const parent = stack[stack.length - 1];
+      if (parent === 'company') companyIdent = fieldText.trim();
+      else if (parent === 'cashregister' && register) register.registerID = fieldText.trim();
+      else if (trans) trans[field] = fieldText;
       field = undefined;
-    } else if (registerIdText !== undefined && name === 'registerID') {
-      if (register) register.registerID = registerIdText.trim();
-      registerIdText = undefined;
     } else if (name === 'cashtransaction' && trans && register) {
-      register.transactions.push({
-        nr: trans.nr ?? '',
-        transID: trans.transID ?? '',
-        transDate: trans.transDate ?? '',
-        transTime: trans.transTime ?? '',
-        transAmntIn: trans.transAmntIn ?? '',
-        transAmntEx: trans.transAmntEx ?? '',
-        // base64 carries no meaning in white space; a wrapped signature is the same signature
-        signature: (trans.signature ?? '').replace(/\s+/g, ''),
-        keyVersion: trans.keyVersion ?? '',
-      });
+      register.transactions.push(trans);
       trans = undefined;
     } else if (name === 'cashregister' && register) {
       // one register may appear under more than one location: its chain is one
@@ -200,7 +199,26 @@ export function readCashRegisters(text: string): NoRegister[] {
     throw e;
   });
   parser.write(text).close();
-  return [...registers.values()];
+  return { companyIdent, registers: [...registers.values()] };
+}
+
+/**
+ * Reads the cash registers and their cashtransactions (in document order) from the XML text.
+ * Throws on XML that is not well-formed or not a Norwegian SAF-T Cash Register file.
+ */
+export function readCashRegisters(text: string): NoRegister[] {
+  return readSaftCashRegisters(text, NO_NAMESPACE, FIELDS).registers.map((reg) => ({
+    registerID: reg.registerID,
+    transactions: reg.transactions.map((raw) => {
+      const t = (k: string): string => (raw[k] ?? '').trim();
+      return {
+        nr: t('nr'), transID: t('transID'), transDate: t('transDate'), transTime: t('transTime'), transAmntIn: t('transAmntIn'), transAmntEx: t('transAmntEx'),
+        // base64 carries no meaning in white space; a wrapped signature is the same signature
+        signature: t('signature').replace(/\s+/g, ''),
+        keyVersion: t('keyVersion'),
+      };
+    }),
+  }));
 }
 
 interface Broken {
@@ -217,7 +235,8 @@ export interface KeyUse {
   signatures: number;
 }
 
-export interface NoVerifyReport {
+/** What a chain verification found (every country's). */
+export interface ChainReport {
   ok: boolean;
   /** per register: transactions in the file, and how many signatures were checked */
   registers: Array<{ registerID: string; transactions: number; verified: number; firstNr: string; lastNr: string }>;
@@ -232,11 +251,101 @@ export interface NoVerifyReport {
   broken?: Broken;
 }
 
-export interface NoVerifyOptions {
+export type NoVerifyReport = ChainReport;
+
+export interface ChainVerifyOptions {
   /** `--key`: only these public keys may have made the signatures */
   pinned?: readonly PinnedKey[];
   /** previous-signature.txt, by register id */
   previous?: ReadonlyMap<string, PreviousSignature>;
+}
+
+export type NoVerifyOptions = ChainVerifyOptions;
+
+/** What every chained cashtransaction has. */
+export interface ChainTransaction {
+  nr: string;
+  transID: string;
+  signature: string;
+}
+
+/** A country's rules for its chains (what verifyChains leaves to it); a hook returns the reason a transaction is broken, if it is. */
+export interface ChainRules<T extends ChainTransaction> {
+  /** the transactions in chain order (default: as in the file), or the first one that cannot be ordered */
+  order?(transactions: readonly T[]): T[] | { t: T; reason: string };
+  /** the checks before the signature (number, gap, forms) */
+  check(t: T, prev: T | undefined): string | undefined;
+  /** the form of the signature previous-signature.txt gives for the transaction before the first */
+  previousForm(t: T, before: PreviousSignature): string | undefined;
+  /** true when `t` is the first of its register's chain (signed over '0') */
+  startsChain(t: T): boolean;
+  /** the signature of `t` over `prevSignature`; `use` names the key that verified it */
+  verify(t: T, prevSignature: string, registerID: string, use: (key: KeyObject, label: string) => void): string | undefined;
+}
+
+/**
+ * Verifies the chains of the registers by a country's rules: per register, the transactions in chain
+ * order, the first chained to previous-signature.txt when given (else, not nr 1, mid-chain: not checked).
+ * Stops at the first broken transaction.
+ */
+export function verifyChains<T extends ChainTransaction>(
+  registers: ReadonlyArray<{ registerID: string; transactions: readonly T[] }>, rules: ChainRules<T>, options: ChainVerifyOptions = {},
+): ChainReport {
+  const pinned = options.pinned ?? [];
+  const report: ChainReport = { ok: true, registers: [], midChain: [], chained: [], keys: [], pinned: [...pinned] };
+  const used = new Map<string, KeyUse>();
+  const use = (key: KeyObject, label: string): void => {
+    const fingerprint = keyFingerprint(key);
+    const known = used.get(fingerprint);
+    if (known) known.signatures += 1;
+    else {
+      const k = { fingerprint, label, signatures: 1 };
+      used.set(fingerprint, k);
+      report.keys.push(k);
+    }
+  };
+  for (const reg of registers) {
+    const entry = { registerID: reg.registerID, transactions: reg.transactions.length, verified: 0, firstNr: '', lastNr: '' };
+    report.registers.push(entry);
+    const fail = (t: T, reason: string): ChainReport => {
+      report.ok = false;
+      report.broken = { registerID: reg.registerID, nr: t.nr, transID: t.transID, reason };
+      return report;
+    };
+    const ordered = rules.order ? rules.order(reg.transactions) : reg.transactions;
+    if (!Array.isArray(ordered)) {
+      const bad = ordered as { t: T; reason: string };
+      return fail(bad.t, bad.reason);
+    }
+    const before = options.previous?.get(reg.registerID);
+    let prev: T | undefined;
+    for (const t of ordered as readonly T[]) {
+      const broken = rules.check(t, prev);
+      if (broken !== undefined) return fail(t, broken);
+      let prevSignature = prev ? prev.signature : '0';
+      if (!prev && before) {
+        if (BigInt(t.nr) !== BigInt(before.nr) + 1n) {
+          return fail(t, `${PREVIOUS_SIGNATURE_FILE} gives nr ${before.nr} as the transaction before the period, so the first one must be nr ${BigInt(before.nr) + 1n}, not nr ${t.nr}`);
+        }
+        const form = rules.previousForm(t, before);
+        if (form !== undefined) return fail(t, form);
+        prevSignature = before.signature;
+        report.chained.push({ registerID: reg.registerID, nr: t.nr, previousNr: before.nr, previousSignature: before.signature });
+      }
+      if (!prev && !rules.startsChain(t) && !before) {
+        // the previous signature is in the previous file: this one cannot be checked, the next ones can
+        report.midChain.push({ registerID: reg.registerID, nr: t.nr });
+      } else {
+        const bad = rules.verify(t, prevSignature, reg.registerID, use);
+        if (bad !== undefined) return fail(t, bad);
+        entry.verified += 1;
+      }
+      if (!prev) entry.firstNr = t.nr;
+      entry.lastNr = t.nr;
+      prev = t;
+    }
+  }
+  return report;
 }
 
 function verifies(data: Buffer, key: KeyObject, signature: string): boolean {
@@ -255,88 +364,57 @@ function verifies(data: Buffer, key: KeyObject, signature: string): boolean {
  */
 export function verifyRegisters(registers: readonly NoRegister[], keyFor: (version: string) => KeyObject | string, options: NoVerifyOptions = {}): NoVerifyReport {
   const pinned = options.pinned ?? [];
-  const report: NoVerifyReport = { ok: true, registers: [], midChain: [], chained: [], keys: [], pinned: [...pinned] };
-  const used = new Map<string, KeyUse>();
-  const use = (key: KeyObject, label: string): void => {
-    const fingerprint = keyFingerprint(key);
-    const known = used.get(fingerprint);
-    if (known) known.signatures += 1;
-    else {
-      const k = { fingerprint, label, signatures: 1 };
-      used.set(fingerprint, k);
-      report.keys.push(k);
-    }
-  };
   const pinnedText = pinned.map((p) => p.fingerprint).join(' or ');
-  for (const reg of registers) {
-    const entry = { registerID: reg.registerID, transactions: reg.transactions.length, verified: 0, firstNr: '', lastNr: '' };
-    report.registers.push(entry);
-    const fail = (t: NoCashTransaction, reason: string): NoVerifyReport => {
-      report.ok = false;
-      report.broken = { registerID: reg.registerID, nr: t.nr, transID: t.transID, reason };
-      return report;
-    };
-    for (const t of reg.transactions) if (!NR.test(t.nr)) return fail(t, `nr "${t.nr}" is not a number`);
-    const sorted = [...reg.transactions].sort((a, b) => (BigInt(a.nr) < BigInt(b.nr) ? -1 : BigInt(a.nr) > BigInt(b.nr) ? 1 : 0));
-    const before = options.previous?.get(reg.registerID);
-    let prev: NoCashTransaction | undefined;
-    for (const t of sorted) {
+  return verifyChains<NoCashTransaction>(registers, {
+    order: (transactions) => {
+      for (const t of transactions) if (!NR.test(t.nr)) return { t, reason: `nr "${t.nr}" is not a number` };
+      return [...transactions].sort((a, b) => (BigInt(a.nr) < BigInt(b.nr) ? -1 : BigInt(a.nr) > BigInt(b.nr) ? 1 : 0));
+    },
+    check: (t, prev) => {
       const nr = BigInt(t.nr);
       if (prev) {
         const expected = BigInt(prev.nr) + 1n;
-        if (nr === expected - 1n) return fail(t, `nr ${t.nr} appears twice`);
+        if (nr === expected - 1n) return `nr ${t.nr} appears twice`;
         if (nr !== expected) {
           const missing = nr - expected === 1n ? `nr ${expected} is missing` : `nr ${expected} to ${nr - 1n} are missing`;
-          return fail(t, `gap: nr ${t.nr} follows nr ${prev.nr} (${missing})`);
+          return `gap: nr ${t.nr} follows nr ${prev.nr} (${missing})`;
         }
       }
-      if (!t.signature) return fail(t, 'the signature is missing');
+      if (!t.signature) return 'the signature is missing';
       if (!isNoSignatureForm(t.signature)) {
-        return fail(t, `the signature is not the exact base64 of an RSA-1024 signature (172 characters, the last one "="; this one has ${t.signature.length})`);
+        return `the signature is not the exact base64 of an RSA-1024 signature (172 characters, the last one "="; this one has ${t.signature.length})`;
       }
-      if (!t.keyVersion) return fail(t, 'the keyVersion is missing');
-      if (!DATE.test(t.transDate) || Number.isNaN(Date.parse(`${t.transDate}T00:00:00Z`))) return fail(t, `malformed transDate "${t.transDate}" (YYYY-MM-DD)`);
-      if (!TIME.test(t.transTime)) return fail(t, `malformed transTime "${t.transTime}" (HH:mm:ss)`);
-      if (!AMOUNT.test(t.transAmntIn)) return fail(t, `malformed amount: transAmntIn "${t.transAmntIn}" (a decimal point and exactly 2 decimals)`);
-      if (!AMOUNT.test(t.transAmntEx)) return fail(t, `malformed amount: transAmntEx "${t.transAmntEx}" (a decimal point and exactly 2 decimals)`);
-      let prevSignature = prev ? prev.signature : '0';
-      if (!prev && before) {
-        if (nr !== BigInt(before.nr) + 1n) {
-          return fail(t, `${PREVIOUS_SIGNATURE_FILE} gives nr ${before.nr} as the transaction before the period, so the first one must be nr ${BigInt(before.nr) + 1n}, not nr ${t.nr}`);
+      if (!t.keyVersion) return 'the keyVersion is missing';
+      if (!DATE.test(t.transDate) || Number.isNaN(Date.parse(`${t.transDate}T00:00:00Z`))) return `malformed transDate "${t.transDate}" (YYYY-MM-DD)`;
+      if (!TIME.test(t.transTime)) return `malformed transTime "${t.transTime}" (HH:mm:ss)`;
+      if (!AMOUNT.test(t.transAmntIn)) return `malformed amount: transAmntIn "${t.transAmntIn}" (a decimal point and exactly 2 decimals)`;
+      if (!AMOUNT.test(t.transAmntEx)) return `malformed amount: transAmntEx "${t.transAmntEx}" (a decimal point and exactly 2 decimals)`;
+      return undefined;
+    },
+    previousForm: (_t, before) =>
+      isNoSignatureForm(before.signature) ? undefined : `the signature of nr ${before.nr} in ${PREVIOUS_SIGNATURE_FILE} is not the exact base64 of an RSA-1024 signature`,
+    startsChain: (t) => BigInt(t.nr) === 1n,
+    verify: (t, prevSignature, _registerID, use) => {
+      const data = Buffer.from(signedString(prevSignature, t), 'utf8');
+      const key = keyFor(t.keyVersion);
+      if (pinned.length === 0) {
+        if (typeof key === 'string') return `missing key version ${t.keyVersion}: ${key}`;
+        if (!verifies(data, key, t.signature)) {
+          return `the signature does not verify with key version ${t.keyVersion} (the transaction was changed, the chain is broken, or the key is not the one it was signed with)`;
         }
-        if (!isNoSignatureForm(before.signature)) return fail(t, `the signature of nr ${before.nr} in ${PREVIOUS_SIGNATURE_FILE} is not the exact base64 of an RSA-1024 signature`);
-        prevSignature = before.signature;
-        report.chained.push({ registerID: reg.registerID, nr: t.nr, previousNr: before.nr, previousSignature: before.signature });
+        use(key, `key version ${t.keyVersion} (public-key-${t.keyVersion}.pem of the export)`);
+        return undefined;
       }
-      if (!prev && nr !== 1n && !before) {
-        // the previous signature is in the previous file: this one cannot be checked, the next ones can
-        report.midChain.push({ registerID: reg.registerID, nr: t.nr });
-      } else {
-        const data = Buffer.from(signedString(prevSignature, t), 'utf8');
-        const key = keyFor(t.keyVersion);
-        if (pinned.length === 0) {
-          if (typeof key === 'string') return fail(t, `missing key version ${t.keyVersion}: ${key}`);
-          if (!verifies(data, key, t.signature)) {
-            return fail(t, `the signature does not verify with key version ${t.keyVersion} (the transaction was changed, the chain is broken, or the key is not the one it was signed with)`);
-          }
-          use(key, `key version ${t.keyVersion} (public-key-${t.keyVersion}.pem of the export)`);
-        } else {
-          if (typeof key !== 'string' && !pinned.some((p) => p.fingerprint === keyFingerprint(key))) {
-            const theirs = verifies(data, key, t.signature) ? '; the signature verifies with that other key: the chain was signed (or re-signed) by another key' : '';
-            return fail(t, `signed with another key: key version ${t.keyVersion} of the export has SHA-256 ${keyFingerprint(key)}, not the --key (${pinnedText})${theirs}`);
-          }
-          const by = pinned.find((p) => verifies(data, p.key, t.signature));
-          if (!by) return fail(t, `the signature does not verify with the --key (${pinnedText}): the transaction was changed, the chain is broken, or another key signed it`);
-          use(by.key, `key version ${t.keyVersion}, the ${by.label}`);
-        }
-        entry.verified += 1;
+      if (typeof key !== 'string' && !pinned.some((p) => p.fingerprint === keyFingerprint(key))) {
+        const theirs = verifies(data, key, t.signature) ? '; the signature verifies with that other key: the chain was signed (or re-signed) by another key' : '';
+        return `signed with another key: key version ${t.keyVersion} of the export has SHA-256 ${keyFingerprint(key)}, not the --key (${pinnedText})${theirs}`;
       }
-      if (!prev) entry.firstNr = t.nr;
-      entry.lastNr = t.nr;
-      prev = t;
-    }
-  }
-  return report;
+      const by = pinned.find((p) => verifies(data, p.key, t.signature));
+      if (!by) return `the signature does not verify with the --key (${pinnedText}): the transaction was changed, the chain is broken, or another key signed it`;
+      use(by.key, `key version ${t.keyVersion}, the ${by.label}`);
+      return undefined;
+    },
+  }, options);
 }
 
 /** The lines naming the keys: each key used with its SHA-256 fingerprint, and the --key ones. */
@@ -349,7 +427,18 @@ export function keyLines(keys: readonly KeyUse[], pinned: readonly PinnedKey[]):
   return lines;
 }
 
-export function describeNoReport(r: NoVerifyReport): string {
+/** What a country's report text says in its own words. */
+export interface ChainReportTexts {
+  /** the head's end when every signature in the file was checked */
+  all(total: number): string;
+  /** the head's end when some were not (mid-chain) */
+  partial(total: number, count: number): string;
+  /** the note on a register starting mid-chain */
+  midChain(m: ChainReport['midChain'][number]): string;
+}
+
+/** The text of a chain report: OK with per register counts, chained and mid-chain notes, or BROKEN at the first broken one; and the keys. */
+export function describeChainReport(r: ChainReport, texts: ChainReportTexts): string {
   const keys = keyLines(r.keys, r.pinned);
   if (!r.ok && r.broken) {
     const b = r.broken;
@@ -362,14 +451,18 @@ export function describeNoReport(r: NoVerifyReport): string {
   const chained = r.chained.map(
     (c) => `  register ${c.registerID}: nr ${c.nr} chained to the signature of nr ${c.previousNr} from ${PREVIOUS_SIGNATURE_FILE} (${c.previousSignature.slice(0, 16)}...: compare it with the previous export's last)`,
   );
-  const notes = r.midChain.map(
-    (m) => `  note: register ${m.registerID} starts mid-chain at nr ${m.nr}; the signature of nr ${m.nr} needs the signature of nr ${BigInt(m.nr) - 1n} from the previous file (${PREVIOUS_SIGNATURE_FILE}) and is not checked here`,
-  );
-  const head =
-    total === count
-      ? `OK: ${count} cashtransactions in ${r.registers.length} registers, all ${total} signatures verify`
-      : `OK: ${count} cashtransactions in ${r.registers.length} registers, ${total} of ${count} signatures verified (${count - total} not checked: mid-chain without the previous signature)`;
+  const notes = r.midChain.map(texts.midChain);
+  const head = `OK: ${count} cashtransactions in ${r.registers.length} registers, ${total === count ? texts.all(total) : texts.partial(total, count)}`;
   return [head, ...lines, ...chained, ...notes, ...keys].join('\n');
+}
+
+export function describeNoReport(r: NoVerifyReport): string {
+  return describeChainReport(r, {
+    all: (total) => `all ${total} signatures verify`,
+    partial: (total, count) => `${total} of ${count} signatures verified (${count - total} not checked: mid-chain without the previous signature)`,
+    midChain: (m) =>
+      `  note: register ${m.registerID} starts mid-chain at nr ${m.nr}; the signature of nr ${m.nr} needs the signature of nr ${BigInt(m.nr) - 1n} from the previous file (${PREVIOUS_SIGNATURE_FILE}) and is not checked here`,
+  });
 }
 
 async function entryBytes(zip: ZipFile, entry: Entry): Promise<Buffer> {
@@ -378,34 +471,64 @@ async function entryBytes(zip: ZipFile, entry: Entry): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-interface Inputs {
+/** An export as read: its one XML file and its previous-signature.txt, if any. */
+export interface ExportFiles {
   xml: Buffer;
-  /** the PEM text of a key version */
-  pemFor(version: string): string | undefined;
-  where: string;
   /** the text of previous-signature.txt, when the export has one */
   previous?: string;
 }
 
-async function readZip(path: string): Promise<Inputs | string> {
+/**
+ * Reads an export zip: its one XML file, previous-signature.txt, and every other file `other` takes (by
+ * its name, read when it asks); a text saying what is wrong otherwise (`nameXmlFiles`: that text names them).
+ */
+export async function readExportZip(
+  path: string, other?: (name: string, read: () => Promise<Buffer>) => Promise<void>, nameXmlFiles = false,
+): Promise<ExportFiles | string> {
   const zip = await openPromise(path, { lazyEntries: true, autoClose: false });
   try {
     const xmls: Array<{ name: string; bytes: Buffer }> = [];
-    const pems = new Map<string, string>();
     let previous: string | undefined;
     for await (const entry of zip.eachEntry()) {
       const name = entry.fileName.split('/').pop() ?? '';
-      const key = KEY_FILE.exec(name);
       if (name.toLowerCase().endsWith('.xml')) xmls.push({ name, bytes: await entryBytes(zip, entry) });
-      else if (key) pems.set(key[1] as string, (await entryBytes(zip, entry)).toString('utf8'));
       else if (name === PREVIOUS_SIGNATURE_FILE) previous = (await entryBytes(zip, entry)).toString('utf8');
+      else if (other) await other(name, () => entryBytes(zip, entry));
     }
     if (xmls.length === 0) return 'the zip holds no SAF-T Cash Register XML file';
-    if (xmls.length > 1) return `the zip holds ${xmls.length} XML files (${xmls.map((x) => x.name).join(', ')}); verify one SAF-T file at a time`;
-    return { xml: (xmls[0] as { bytes: Buffer }).bytes, pemFor: (v) => pems.get(v), where: 'in the zip', ...(previous !== undefined ? { previous } : {}) };
+    if (xmls.length > 1) return `the zip holds ${xmls.length} XML files${nameXmlFiles ? ` (${xmls.map((x) => x.name).join(', ')})` : ''}; verify one SAF-T file at a time`;
+    return { xml: (xmls[0] as { bytes: Buffer }).bytes, ...(previous !== undefined ? { previous } : {}) };
   } finally {
     zip.close();
   }
+}
+
+/**
+ * Reads what `efr verify` is given: an export zip (`zip`) or a bare XML file (`bare`, with its bytes);
+ * a text saying what is wrong otherwise.
+ */
+export async function readExportInput<T>(path: string, zip: (path: string) => Promise<T | string>, bare: (bytes: Buffer) => T): Promise<T | string> {
+  try {
+    const bytes = readFileSync(path);
+    return bytes.subarray(0, 2).toString('latin1') === 'PK' ? await zip(path) : bare(bytes);
+  } catch (e) {
+    return `${path} cannot be read: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+interface Inputs extends ExportFiles {
+  /** the PEM text of a key version */
+  pemFor(version: string): string | undefined;
+  where: string;
+}
+
+async function readZip(path: string): Promise<Inputs | string> {
+  const pems = new Map<string, string>();
+  const files = await readExportZip(path, async (name, read) => {
+    const key = KEY_FILE.exec(name);
+    if (key) pems.set(key[1] as string, (await read()).toString('utf8'));
+  }, true);
+  return typeof files === 'string' ? files : { ...files, pemFor: (v) => pems.get(v), where: 'in the zip' };
 }
 
 /** The PEM of a key version from the files beside a bare XML file, read when first asked for. */
@@ -468,20 +591,11 @@ export async function verifyExportFile(path: string, options: { keys?: readonly 
   const broken = (reason: string): VerifyOutcome => ({ ok: false, text: `BROKEN: ${reason}` });
   const pinned = readPinnedKeys(options.keys ?? [], 1024);
   if (typeof pinned === 'string') return broken(pinned);
-  let inputs: Inputs;
-  try {
-    const bytes = readFileSync(path);
-    if (bytes.subarray(0, 2).toString('latin1') === 'PK') {
-      const z = await readZip(path);
-      if (typeof z === 'string') return broken(z);
-      inputs = z;
-    } else {
-      const previous = previousBeside(path);
-      inputs = { xml: bytes, pemFor: keysBeside(path), where: `beside ${path}`, ...(previous !== undefined ? { previous } : {}) };
-    }
-  } catch (e) {
-    return broken(`${path} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  const inputs = await readExportInput<Inputs>(path, readZip, (bytes) => {
+    const previous = previousBeside(path);
+    return { xml: bytes, pemFor: keysBeside(path), where: `beside ${path}`, ...(previous !== undefined ? { previous } : {}) };
+  });
+  if (typeof inputs === 'string') return broken(inputs);
   let registers: NoRegister[];
   try {
     registers = readCashRegisters(decodeXmlBytes(inputs.xml));
