@@ -1,8 +1,8 @@
 /**
  * SAF-T Cash Register exports that scale (Norway, and Denmark's writer on the same passes): a register's
- * journal of 10,000 records with 25 Z reports is written to a real SQLite journal here; the export streams
- * it into the zip in passes and must never block the event loop for long (under 1 s here, where the
- * whole-string writer it replaces blocked it for about 7 s on such a journal; monitorEventLoopDelay and a
+ * journal of 5,000 records with 25 Z reports is written to a real SQLite journal here; the export streams
+ * it into the zip in passes and must never block the event loop for long (under 0.5 s here, where the
+ * whole-string writer it replaces blocked it for seconds on such a journal; monitorEventLoopDelay and a
  * setInterval's drift, measured
  * while exporting). The big file's last Z report must carry the figures summed here (grand totals from the
  * first record, returns on sales receipts counted as returns), a Pos.Cat 'SAL' must not collide with the
@@ -217,10 +217,10 @@ function xmllint(xml: string, xsd: string, ns: string, dir: string, env: NodeJS.
 const lastReport = (xml: string): string => xml.slice(xml.lastIndexOf('<eventReport>'), xml.lastIndexOf('</eventReport>'));
 const field = (xml: string, name: string): string | undefined => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
 
-test('a journal of 10,000 records and 25 Z reports: the Norwegian export streams it without blocking the event loop (the whole-string writer blocked it for seconds), the figures add up', async () => {
+test('a journal of 5,000 records and 25 Z reports: the Norwegian export streams it without blocking the event loop (the whole-string writer blocked it for seconds), the figures add up', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'saft-stream-'));
-  const { records, sums } = bigJournal(25, 400);
-  assert.equal(records.length, 10_000);
+  const { records, sums } = bigJournal(25, 200);
+  assert.equal(records.length, 5_000);
   const { store, rid } = await journalStore(dir, records);
   try {
     const ctx = { store, clock: { now: () => new Date(2024, 3, 10, 12, 0, 0) }, dataDir: dir, version: 'test' };
@@ -228,15 +228,15 @@ test('a journal of 10,000 records and 25 Z reports: the Norwegian export streams
       ({ ctx, reg: { state: { rid, rn: 'R1', cfg: CFG.Cfg } }, period, query: {}, requireLocalOrPassword: () => undefined }) as unknown as ExportRequest;
 
     const run = await measured(async () => drain((await exportSaft(req({}))).body as NodeJS.ReadableStream));
-    console.log(`NO export of 10,000 records / 25 Z: ${Math.round(run.ms)} ms, zip ${(run.result.length / 1e6).toFixed(1)} MB, event loop max delay ${run.maxDelayMs.toFixed(0)} ms, interval drift max ${run.maxDriftMs.toFixed(0)} ms, heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`);
-    assert.ok(run.maxDelayMs < 1000, `the event loop was blocked ${run.maxDelayMs.toFixed(0)} ms`);
-    assert.ok(run.maxDriftMs < 1000, `a 10 ms interval drifted ${run.maxDriftMs.toFixed(0)} ms`);
+    console.log(`NO export of 5,000 records / 25 Z: ${Math.round(run.ms)} ms, zip ${(run.result.length / 1e6).toFixed(1)} MB, event loop max delay ${run.maxDelayMs.toFixed(0)} ms, interval drift max ${run.maxDriftMs.toFixed(0)} ms, heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`);
+    assert.ok(run.maxDelayMs < 500, `the event loop was blocked ${run.maxDelayMs.toFixed(0)} ms`);
+    assert.ok(run.maxDriftMs < 500, `a 10 ms interval drifted ${run.maxDriftMs.toFixed(0)} ms`);
 
     const files = await unzip(run.result, dir);
     assert.deepEqual(Object.keys(files).sort(), ['SAF-T Cash Register_999888777_20240410120000.xml', 'public-key-1.pem'], 'from nr 1: no previous-signature.txt');
     const xml = files['SAF-T Cash Register_999888777_20240410120000.xml'] as string;
     assert.ok(xml.endsWith('</auditfile>\n'));
-    assert.equal(xml.split('<cashtransaction>').length - 1, 25 * 393);
+    assert.equal(xml.split('<cashtransaction>').length - 1, 25 * 193);
     assert.equal(xml.split('<reportType>Z report</reportType>').length - 1, 25);
     assert.equal(xml.split('<reportType>X report</reportType>').length - 1, 25);
     const z = lastReport(xml);
@@ -260,7 +260,7 @@ test('a journal of 10,000 records and 25 Z reports: the Norwegian export streams
     const pfiles = await unzip(await drain(period.body as NodeJS.ReadableStream), dir);
     const pxml = pfiles['SAF-T Cash Register_999888777_20240410120000.xml'] as string;
     const firstNr = Number(field(pxml.slice(pxml.indexOf('<cashtransaction>')), 'nr'));
-    assert.equal(firstNr, 10 * 393 + 1, 'the period starts on day 11');
+    assert.equal(firstNr, 10 * 193 + 1, 'the period starts on day 11');
     const before = records.filter((r) => (r.Fis as Obj | undefined)?.FN === String(firstNr - 1))[0] as Obj;
     assert.equal(pfiles['previous-signature.txt'], `1 ${firstNr - 1} ${(before.Fis as Obj).Signature as string}\n`);
     const lint = xmllint(pxml, NO_XSD, 'urn:StandardAuditFile-Taxation-CashRegister:NO', dir);
@@ -272,9 +272,9 @@ test('a journal of 10,000 records and 25 Z reports: the Norwegian export streams
   }
 });
 
-test('the Danish writer streams the same 10,000 records without blocking the event loop; a period validates against the Danish XSD', async () => {
+test('the Danish writer streams the same 5,000 records without blocking the event loop; a period validates against the Danish XSD', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'saft-stream-dk-'));
-  const { records, sums } = bigJournal(25, 400);
+  const { records, sums } = bigJournal(25, 200);
   const { store, rid } = await journalStore(dir, records);
   try {
     const cert = '-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----';
@@ -292,11 +292,11 @@ test('the Danish writer streams the same 10,000 records without blocking the eve
       return { zip: await drain(zip.outputStream), scan };
     };
     const run = await measured(() => exportDk({}));
-    console.log(`DK export of 10,000 records / 25 Z: ${Math.round(run.ms)} ms, event loop max delay ${run.maxDelayMs.toFixed(0)} ms, interval drift max ${run.maxDriftMs.toFixed(0)} ms`);
-    assert.ok(run.maxDelayMs < 1000, `the event loop was blocked ${run.maxDelayMs.toFixed(0)} ms`);
-    assert.ok(run.maxDriftMs < 1000, `a 10 ms interval drifted ${run.maxDriftMs.toFixed(0)} ms`);
+    console.log(`DK export of 5,000 records / 25 Z: ${Math.round(run.ms)} ms, event loop max delay ${run.maxDelayMs.toFixed(0)} ms, interval drift max ${run.maxDriftMs.toFixed(0)} ms`);
+    assert.ok(run.maxDelayMs < 500, `the event loop was blocked ${run.maxDelayMs.toFixed(0)} ms`);
+    assert.ok(run.maxDriftMs < 500, `a 10 ms interval drifted ${run.maxDriftMs.toFixed(0)} ms`);
     const xml = (await unzip(run.result.zip, dir))['saft.xml'] as string;
-    assert.equal(xml.split('<cashtransaction>').length - 1, 25 * 393);
+    assert.equal(xml.split('<cashtransaction>').length - 1, 25 * 193);
     const z = lastReport(xml);
     assert.equal(field(z, 'reportGrandTotalSales'), money(sums.grandSales));
     assert.equal(field(z, 'reportGrandTotalReturn'), money(sums.grandReturn));
@@ -304,7 +304,7 @@ test('the Danish writer streams the same 10,000 records without blocking the eve
 
     const p = await exportDk({ from: '2024-01-11', till: '2024-01-11' });
     const pfiles = await unzip(p.zip, dir);
-    const nr = 10 * 393;
+    const nr = 10 * 193;
     const before = records.find((r) => (r.Fis as Obj | undefined)?.FN === String(nr)) as Obj;
     assert.equal(pfiles['previous-signature.txt'], `1 ${nr} ${(before.Fis as Obj).Signature as string}\n`);
     const lint = xmllint(pfiles['saft.xml'] as string, join(DK_FIX, 'Danish_SAF-T_Cash_Register_Schema_v_1.0.3.xsd'), 'urn:StandardAuditFile-Taxation-CashRegister:DK', dir,
