@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { ManualClock } from '../src/shared/clock.js';
 import { ZERO, add, dec, fmt, type Dec } from '../src/shared/money.js';
+import { VERIFIERS } from '../src/register/fiscal/verifiers.js';
 import { ROOT, get, post, sale, startTestService, tempDir, unzip, type TestService } from './helpers.js';
 
 interface Tag {
@@ -328,13 +329,17 @@ async function frService(clock: ManualClock, attributes = ''): Promise<TestServi
   return svc;
 }
 
-/** `efr verify --country fr` on an export written to a temporary file. */
-function verifyBuffer(body: Buffer | string, name: string): { code: number | null; out: string } {
+/**
+ * The verifier of `efr verify --country fr` on an export written to a temporary file, in this process (the
+ * CLI itself, its process and exit codes, is run by the tests above).
+ */
+async function verifyBuffer(body: Buffer | string, name: string): Promise<{ code: number | null; out: string }> {
   const dir = tempDir('efr-fr-v-');
   try {
     const file = join(dir, name);
     writeFileSync(file, body);
-    return efrVerify(file);
+    const r = await VERIFIERS.fr?.verify(file);
+    return { code: r?.ok ? 0 : 1, out: r?.text ?? '' };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -366,7 +371,7 @@ describe('France NF525: fixes of the review', () => {
       const s = await registerSale(svc, { TN: '7\r8' });
       assert.match(s.Payload, /;1\/1\/7\r8;/);
       const xml = await download(svc, 'nf525-export');
-      const v = verifyBuffer(xml, 'export.xml');
+      const v = await verifyBuffer(xml, 'export.xml');
       assert.equal(v.code, 0, v.out);
       assert.match(v.out, /OK: \d+ signed records verify; .*sealed/);
     } finally {
@@ -386,7 +391,7 @@ describe('France NF525: fixes of the review', () => {
       const records = xmlRecords(xml.toString());
       assert.deepEqual(records.filter((r) => r.chain === 'T').map((r) => r.n), [1, 2, 3], 'ticket 2, dated 05-28, is in the export');
       assert.match(xml.toString(), /Complete="0" From="2026-05-29"/);
-      const v = verifyBuffer(xml, 'export.xml');
+      const v = await verifyBuffer(xml, 'export.xml');
       assert.equal(v.code, 0, v.out);
       // the JET of the period: its numbers follow each other, each naming the signature before it
       const lines = (await downloadWith(svc, 'type=nf525-jet&from=2026-05-29')).toString().trim().split('\r\n').slice(1).map((l) => l.split(';'));
@@ -477,14 +482,14 @@ describe('France NF525: fixes of the review', () => {
       rmSync(join(dir, 'key.pem'));
       const xml = await download(svc, 'nf525-export');
       assert.match(xml.toString(), /<Seal Key="instance"/);
-      const v = verifyBuffer(xml, 'export.xml');
+      const v = await verifyBuffer(xml, 'export.xml');
       assert.equal(v.code, 0, v.out);
       assert.match(v.out, /sealed with the service's instance key/);
       const total = (await download(svc, 'nf525-total')).toString();
       assert.match(total, /<Perpetual GT="9\.40"/);
       assert.match((await download(svc, 'nf525-jet')).toString(), /;30;Initialisation/);
       const zip = await download(svc, 'nf525-jou');
-      const z = verifyBuffer(zip, 'jou.zip');
+      const z = await verifyBuffer(zip, 'jou.zip');
       assert.equal(z.code, 0, z.out);
       assert.match(z.out, /NF525: OK/);
       assert.match(z.out, /seal: OK: sealed with the instance key/);
@@ -492,7 +497,7 @@ describe('France NF525: fixes of the review', () => {
       const next = await registerSale(svc);
       assert.deepEqual(next.FR_JET?.map((e: { Code: string }) => e.Code), ['90', '50', '90', '50', '90', '50', '90', '60']);
       assert.match(next.FR_JET[1].Detail, /^nf525-export \(2026-05-28T09:00:00, non signé alors\)$/);
-      const sealed = verifyBuffer(await download(svc, 'nf525-export'), 'export.xml');
+      const sealed = await verifyBuffer(await download(svc, 'nf525-export'), 'export.xml');
       assert.equal(sealed.code, 0, sealed.out);
       assert.match(sealed.out, /; sealed$/m);
     } finally {
@@ -506,26 +511,26 @@ describe('France NF525: fixes of the review', () => {
       for (let i = 0; i < 3; i++) await registerSale(svc);
       const xml = (await download(svc, 'nf525-export')).toString();
       const records = [...xml.matchAll(/<Record [\s\S]*?<\/Record>\n/g)].map((m) => m[0]);
-      const broken = (text: string, expected: RegExp): void => {
-        const v = verifyBuffer(text, 'export.xml');
+      const broken = async (text: string, expected: RegExp): Promise<void> => {
+        const v = await verifyBuffer(text, 'export.xml');
         assert.equal(v.code, 1, v.out);
         assert.match(v.out, expected);
       };
-      assert.equal(verifyBuffer(xml, 'export.xml').code, 0);
+      assert.equal((await verifyBuffer(xml, 'export.xml')).code, 0);
       // the last record (the export's own JET event) removed
-      broken(xml.replace(records.at(-1) as string, ''), /BROKEN \(seal, last record SQ \d+\): the seal names chain E n° 2 as its last record; the file ends at n° 1: records were removed at the end/);
+      await broken(xml.replace(records.at(-1) as string, ''), /BROKEN \(seal, last record SQ \d+\): the seal names chain E n° 2 as its last record; the file ends at n° 1: records were removed at the end/);
       // Complete="1" made "0" and ticket n° 1 deleted: the chains alone would accept it
       const t1 = records.find((r) => r.includes('Chain="T" N="1"')) as string;
-      broken(xml.replace('Complete="1"', 'Complete="0"').replace(t1, ''), /BROKEN \(seal, .*\): Complete="0" differs from the sealed value "1"/);
+      await broken(xml.replace('Complete="1"', 'Complete="0"').replace(t1, ''), /BROKEN \(seal, .*\): Complete="0" differs from the sealed value "1"/);
       // the D attribute of ticket 2
       const t2 = records.find((r) => r.includes('Chain="T" N="2"')) as string;
       const sq2 = (/SQ="(\d+)"/.exec(t2) as RegExpExecArray)[1];
-      broken(xml.replace(t2, t2.replace(/ D="[^"]*"/, ' D="2026-05-01T00:00:00"')), new RegExp(`BROKEN at SQ ${sq2} \\(chain T n° 2\\): D "2026-05-01T00:00:00" differs from the signed D field`));
+      await broken(xml.replace(t2, t2.replace(/ D="[^"]*"/, ' D="2026-05-01T00:00:00"')), new RegExp(`BROKEN at SQ ${sq2} \\(chain T n° 2\\): D "2026-05-01T00:00:00" differs from the signed D field`));
       // the SQ attribute of ticket 2: out of order, then in order but not the sealed one
-      broken(xml.replace(t2, t2.replace(/SQ="\d+"/, 'SQ="99"')), /BROKEN at SQ \d+ \(chain T n° 3\): SQ \d+ after SQ 99: the records are not in ascending SQ order/);
+      await broken(xml.replace(t2, t2.replace(/SQ="\d+"/, 'SQ="99"')), /BROKEN at SQ \d+ \(chain T n° 3\): SQ \d+ after SQ 99: the records are not in ascending SQ order/);
       const last = records.at(-1) as string;
-      broken(xml.replace(last, last.replace(/SQ="(\d+)"/, (_m, n: string) => `SQ="${Number(n) + 5}"`)), /the SQ or signatures of the records differ from the sealed digest/);
-      broken(xml.replace(/<Seal [^>]*\/>\n/, ''), /not sealed: the end of the chains cannot be checked/);
+      await broken(xml.replace(last, last.replace(/SQ="(\d+)"/, (_m, n: string) => `SQ="${Number(n) + 5}"`)), /the SQ or signatures of the records differ from the sealed digest/);
+      await broken(xml.replace(/<Seal [^>]*\/>\n/, ''), /not sealed: the end of the chains cannot be checked/);
 
       // jou.zip: its last record removed and the (unsigned) manifest made to agree: only the seal sees it
       const work = tempDir('efr-fr-jou-');
