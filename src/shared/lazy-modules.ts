@@ -1,7 +1,7 @@
 /**
  * Packages that only some routes need, loaded on first use instead of at start: pug and ejs (custom
  * layouts), node-forge (legacy PKCS#12 files), pdfkit (PDF answers) and @peculiar/x509 (making
- * certificates). Together they took about 300 ms of the start; DESIGN's bar is /state within 1 s.
+ * certificates), xml-crypto and @xmldom/xmldom (Croatia's signed requests). Together they took about 300 ms of the start; DESIGN's bar is /state within 1 s.
  */
 import { webcrypto } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -10,6 +10,8 @@ import type Forge from 'node-forge';
 import type PDFKit from 'pdfkit';
 import type * as Pug from 'pug';
 import type * as X509 from '@peculiar/x509';
+import type * as XmlCrypto from 'xml-crypto';
+import type * as XmlDom from '@xmldom/xmldom';
 
 const requireHere = createRequire(import.meta.url);
 
@@ -22,6 +24,9 @@ function onFirstUse<T>(name: string): () => T {
 export const pugModule = onFirstUse<typeof Pug>('pug');
 export const ejsModule = onFirstUse<typeof Ejs>('ejs');
 export const forgeModule = onFirstUse<typeof Forge>('node-forge');
+/** xml-crypto and its DOM (the Croatian CIS's signed requests): only a Croatian register needs them. */
+export const xmlCryptoModule = onFirstUse<typeof XmlCrypto>('xml-crypto');
+export const xmlDomModule = onFirstUse<typeof XmlDom>('@xmldom/xmldom');
 
 let pdfkit: Promise<typeof PDFKit> | undefined;
 

@@ -6,8 +6,7 @@
  * the CIS answer (RacunOdgovor): the JIR, or its errors.
  */
 import { X509Certificate, randomUUID } from 'node:crypto';
-import { DOMParser } from '@xmldom/xmldom';
-import { SignedXml } from 'xml-crypto';
+import { xmlCryptoModule, xmlDomModule } from '../../../shared/lazy-modules.js';
 import type { AuthorityCertificate, DeliveryResult } from '../authority.js';
 import type { Porez, Racun } from './invoice.js';
 
@@ -82,7 +81,7 @@ export function signedRacunZahtjev(input: RequestInput): { xml: string; messageI
   const messageId = input.messageId ?? randomUUID();
   const id = `RacunZahtjev-${messageId}`;
   const unsigned = `<tns:RacunZahtjev xmlns:tns="${CIS_NS}" Id="${id}"><tns:Zaglavlje>${el('IdPoruke', messageId)}${el('DatumVrijeme', input.sentAt)}</tns:Zaglavlje>${racunXml(input.racun)}</tns:RacunZahtjev>`;
-  const sig = new SignedXml({
+  const sig = new (xmlCryptoModule().SignedXml)({
     privateKey: input.certificate.keyPem,
     publicCert: input.certificate.certPem,
     signatureAlgorithm: 'http://www.w3.org/2000/09/xmldsig#rsa-sha1',
@@ -125,7 +124,7 @@ export function parseCisAnswer(xml: string): DeliveryResult {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new CisTransientError('the CIS answer carries a DOCTYPE');
   let doc: Document;
   try {
-    doc = new DOMParser({ errorHandler: { warning: () => undefined, error: (m: string) => { throw new Error(m); }, fatalError: (m: string) => { throw new Error(m); } } }).parseFromString(xml, 'text/xml') as unknown as Document;
+    doc = new (xmlDomModule().DOMParser)({ errorHandler: { warning: () => undefined, error: (m: string) => { throw new Error(m); }, fatalError: (m: string) => { throw new Error(m); } } }).parseFromString(xml, 'text/xml') as unknown as Document;
   } catch (e) {
     throw new CisTransientError(`the CIS answer is not XML: ${(e as Error).message}`);
   }
