@@ -347,9 +347,4 @@ export class AuthorityDelivery {
     }
     return { queued, registers };
   }
-
-  /** Waiting receipts of a register (tests, the status page). */
-  waitingOf(rn: string): number[] {
-    return [...(this.waiting.get(rn)?.keys() ?? [])].sort((a, b) => a - b);
-  }
 }

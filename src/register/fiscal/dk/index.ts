@@ -8,8 +8,7 @@
  */
 import { sign } from 'node:crypto';
 import { FiscalError } from '../../../shared/errors.js';
-import { type Dec, add, dec, fmt, neg, parseDec, round, sign as signOf } from '../../../shared/money.js';
-import { type Obj, isObj, lines, obj, str } from '../../codec/index.js';
+import { type Obj, isObj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import { appendRecord } from '../../pipeline.js';
@@ -20,6 +19,7 @@ import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../m
 import { classify } from '../../esr/business-case.js';
 import { exportSaft } from './export.js';
 import { DK_LETTERS } from './letters.js';
+import { cashTransType, signedAmounts } from '../no/cash-transaction.js';
 
 /** Business cases that are events, not cash transactions: journaled, never signed. */
 const EVENT_KINDS = new Set(['login', 'logout', 'reprint', 'xreport', 'closing', 'nonfiscal']);
@@ -32,21 +32,10 @@ export function cvrOf(cfg: Obj): string {
   return m[1];
 }
 
-function amountOf(text: string | undefined): Dec {
-  return (text !== undefined ? parseDec(text) : undefined) ?? dec('0');
-}
 
 /** The string the Danish validator rebuilds from the file. */
 export function danishSignedString(prev: string, f: { nr: string; transId: string; transType: string; transDate: string; transTime: string; empId: string; amntIn: string; amntEx: string; registerId: string; companyIdent: string }): string {
   return [prev, f.nr, f.transId, f.transType, f.transDate, f.transTime, f.empId, f.amntIn, f.amntEx, f.registerId, f.companyIdent].join(';');
-}
-
-/** The transaction type (a basicID of the export's basics) of a cash transaction, as the export writes it. */
-function transTypeOf(kind: string, training: boolean, total: Dec): string {
-  if (kind === 'payin') return 'PAYIN';
-  if (kind === 'payout') return 'PAYOUT';
-  if (['sale', 'return', 'void', 'training'].includes(kind) || training) return signOf(total) < 0 ? 'RETURNSAL' : 'CASHSAL';
-  return 'OTHERTRANS';
 }
 
 export class DkModule implements FiscalModule {
@@ -84,18 +73,16 @@ export class DkModule implements FiscalModule {
     }
     const cert = requireFiscalCertificate(input.dataDir, input.rn, input.attributes, input.now, false);
     const d = str(esr, 'D') ?? fisD;
-    const total = amountOf(str(esr, 'T'));
-    let vat = dec('0');
-    for (const tax of lines(esr, 'TaxA')) if (!str(tax, 'TTY')) vat = add(vat, amountOf(str(tax, 'TAmt')));
+    const { total, amntIn, amntEx } = signedAmounts(esr);
     const f = {
       nr: String(state.fn + 1),
       transId: String(input.sq),
-      transType: transTypeOf(bc.kind, training, total),
+      transType: cashTransType(bc.kind, training, total),
       transDate: d.slice(0, 10),
       transTime: d.slice(11, 19),
       empId: (str(esr, 'Opr') ?? 'POS').slice(0, 36),
-      amntIn: fmt(round(total, 2), 2),
-      amntEx: fmt(round(add(total, neg(vat)), 2), 2),
+      amntIn,
+      amntEx,
       registerId: (str(obj(state.cfg, 'Trm') ?? {}, 'TT') ?? state.rn).slice(0, 36),
       companyIdent: cvrOf(state.cfg),
     };

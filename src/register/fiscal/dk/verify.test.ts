@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DK_NAMESPACE, danishSignedMessage, verifyDanishExport } from './verify.js';
+import { DK_NAMESPACE, type DkCashTransaction, danishSignedMessage, verifyDanishExport } from './verify.js';
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'efr-dk-verify-'));
@@ -36,17 +36,7 @@ function makeCertificate(): Cert {
 }
 const GENUINE = makeCertificate();
 
-interface Trans {
-  nr: string;
-  transID: string;
-  transType: string;
-  transDate: string;
-  transTime: string;
-  empID: string;
-  transAmntIn: string;
-  transAmntEx: string;
-  signature: string;
-}
+type Trans = Omit<DkCashTransaction, 'certificateData'>;
 
 function chain(amounts: string[], cert: Cert): Trans[] {
   let prev = '0';

@@ -9,8 +9,7 @@
  */
 import { sign } from 'node:crypto';
 import { FiscalError } from '../../../shared/errors.js';
-import { type Dec, add, dec, fmt, neg, parseDec, round } from '../../../shared/money.js';
-import { type Obj, isObj, lines, obj, str } from '../../codec/index.js';
+import { type Obj, isObj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import { appendRecord } from '../../pipeline.js';
@@ -19,6 +18,7 @@ import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, ServiceEvent } from '../module.js';
 import type { BusinessCase } from '../../esr/business-case.js';
 import { exportSaft } from './export.js';
+import { signedAmounts } from './cash-transaction.js';
 import { NO_LETTERS } from './letters.js';
 import { orgNumber } from './saft-xml.js';
 import { KEY_VERSION, noSigningKey } from './signing-key.js';
@@ -37,14 +37,7 @@ const HEADING: Readonly<Record<string, string>> = {
   payout: 'Utbetaling',
 };
 
-function money2(d: Dec): string {
-  return fmt(round(d, 2), 2);
-}
 
-/** The amount of a text, 0 when absent. */
-function amountOf(text: string | undefined): Dec {
-  return (text !== undefined ? parseDec(text) : undefined) ?? dec('0');
-}
 
 /** The string Skatteetaten's validator rebuilds: previous signature;date;time;nr;amount incl.;amount excl. VAT. */
 export function signedString(prev: string, f: { transDate: string; transTime: string; nr: string; amntIn: string; amntEx: string }): string {
@@ -107,12 +100,10 @@ export class NoModule implements FiscalModule {
     // the key of the chain: made at the first signature only, never replaced under the same key version
     const key = noSigningKey(input.dataDir, state.country['no|sig'] === undefined);
     const d = str(esr, 'D') ?? fisD;
-    const total = amountOf(str(esr, 'T'));
-    let vat = dec('0');
-    for (const tax of lines(esr, 'TaxA')) if (!str(tax, 'TTY')) vat = add(vat, amountOf(str(tax, 'TAmt')));
+    const { amntIn, amntEx } = signedAmounts(esr);
     // the register's own series of cash transactions (not the FN counter a register may have used before)
     const nr = String(Number(state.country['no|nr'] ?? '0') + 1);
-    const fields = { transDate: d.slice(0, 10), transTime: d.slice(11, 19), nr, amntIn: money2(total), amntEx: money2(add(total, neg(vat))) };
+    const fields = { transDate: d.slice(0, 10), transTime: d.slice(11, 19), nr, amntIn, amntEx };
     const prev = state.country['no|sig'] ?? '0';
     const signature = sign('sha1', Buffer.from(signedString(prev, fields), 'utf8'), key.privateKey).toString('base64');
     state.country['no|nr'] = nr;

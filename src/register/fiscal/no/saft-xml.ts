@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Dec, ZERO, add, cmp, fmt, parseDec, rescale, sign, significantScale, sub } from '../../../shared/money.js';
 import { type Obj, lines, obj } from '../../codec/index.js';
+import { cashTransType } from './cash-transaction.js';
 import {
   BASICS, type CashTx, OTHER_ART_GROUP, REPORT_RATES, type Report, ReportTally, amount, artGroupsOf, cashTxOf, isModLine, isPosLine,
   isX, isZ, lineTypeOf, lineVat, money2, paymentTypeOf, qtyOf, text, vatCodeOf, vatTaxA,
@@ -180,10 +181,7 @@ function receiptEventType(tx: CashTx): string {
 }
 
 function transTypeOf(tx: CashTx): string {
-  if (tx.payin) return 'PAYIN';
-  if (tx.payout) return 'PAYOUT';
-  if (['sale', 'return', 'void', 'training', ''].includes(tx.bc) || tx.training) return sign(tx.total) < 0 ? 'RETURNSAL' : 'CASHSAL';
-  return 'OTHERTRANS';
+  return cashTransType(tx.payin ? 'payin' : tx.payout ? 'payout' : tx.bc, tx.training, tx.total);
 }
 
 /** The operator of a record, else undefined. */

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ZipFile } from 'yazl';
-import { NO_NAMESPACE, signedString, verifyExportFile } from './verify.js';
+import { NO_NAMESPACE, type NoCashTransaction, signedString, verifyExportFile } from './verify.js';
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'efr-no-verify-'));
@@ -35,16 +35,7 @@ function rsaKey(): Key {
 const key1 = rsaKey();
 const key2 = rsaKey();
 
-interface Trans {
-  nr: string;
-  transID: string;
-  transDate: string;
-  transTime: string;
-  transAmntIn: string;
-  transAmntEx: string;
-  signature: string;
-  keyVersion: string;
-}
+type Trans = NoCashTransaction;
 
 /** Signs a register's chain: nr 1..n, each over the previous signature ('0' for nr 1). */
 function chain(registerID: string, amounts: Array<[string, string]>, key: Key, keyVersion: string): { registerID: string; trans: Trans[]; data: string[] } {
