@@ -451,7 +451,12 @@ describe('CORS from HttpServer_AllowOrigin / HttpServer_AllowCredentials', () =>
     await post(`${svc.url}/profile`, { Badge: 'B', Password: 'cors-pw', Attributes: 'HttpServer_AllowOrigin=https://pos.example' });
     const p = await preflight('/peri/pugedit', 'https://pos.example');
     assert.equal(p.status, 204, 'not 401: the preflight carries no credentials');
-    const refused = await call(`${svc.url}/peri/pugedit`, { headers: { origin: 'https://pos.example' } });
+    // another site's page without credentials of its own: refused before any password is asked for
+    const bare = await call(`${svc.url}/peri/pugedit`, { headers: { origin: 'https://pos.example' } });
+    assert.equal(bare.status, 403, bare.text);
+    assert.match(bare.text, /#CROSS_SITE/);
+    assert.equal(bare.headers['access-control-allow-origin'], 'https://pos.example');
+    const refused = await call(`${svc.url}/peri/pugedit`, { headers: { origin: 'https://pos.example', authorization: basic('', 'wrong') } });
     assert.equal(refused.status, 401);
     assert.equal(refused.headers['access-control-allow-origin'], 'https://pos.example');
     assert.equal(refused.headers['access-control-allow-credentials'], undefined, 'no AllowCredentials attribute');

@@ -13,6 +13,7 @@ import { request } from 'undici';
 import { ManualClock } from '../src/shared/clock.js';
 import { type RunningService, startService } from '../src/register/server.js';
 import { ApiKeys } from '../src/register/security/api-keys.js';
+import { saveProfile } from '../src/register/save-profile.js';
 import { ROOT, jsonOf, sale, tempDir } from './helpers.js';
 
 interface Answer {
@@ -321,9 +322,11 @@ describe('tokens are scoped to TaxId, TL and TT', () => {
   test('a register whose profile names another TaxId is refused', async () => {
     const otherKey = await new ApiKeys(svc.ctx.store).create('DE999999999', 'other', clock.now());
     handedOut.push(otherKey.secret);
-    // the profile of def is ATU11111111 from now on
+    // the instance profile is the operator's: a tenant's token cannot change it
     const p = await call(url, 'POST', '/profile', { Badge: 'B', TaxId: 'ATU11111111' }, bearer(a));
-    assert.equal(p.status, 200, p.text);
+    assert.equal(p.status, 403, p.text);
+    // the operator makes the profile of def ATU11111111 (here in-process; over HTTP with the instance password)
+    await saveProfile(svc.ctx, 'def', { Badge: 'B', TaxId: 'ATU11111111' }, { info: () => undefined });
     const t = await call(url, 'POST', '/auth/token', form({ grant_type: 'client_credentials', TaxId: 'DE999999999', TL: '1', TT: '1' }), { ...FORM, authorization: basic(otherKey.record.key, otherKey.secret) });
     assert.equal(t.status, 200, t.text);
     handedOut.push(t.json.access_token, t.json.refresh_token);
@@ -436,9 +439,10 @@ describe('other modes', () => {
     const refused = await call(url, 'GET', '/retrieve?last=0', undefined, token);
     assert.equal(refused.status, 403, refused.text);
     assert.equal(refused.json.Result.ErrorCode, '#FORBIDDEN');
-    // the bearer token holds the Authorization header: the password goes in the query
-    const set = await call(url, 'POST', '/profile', { Password: 'Cl0ud-pass' }, token);
-    assert.equal(set.status, 200, set.text);
+    // the operator sets the instance password (a tenant's token alone cannot); the bearer token holds the
+    // Authorization header, so the password goes in the query
+    assert.equal((await call(url, 'POST', '/profile', { Password: 'Cl0ud-pass' }, token)).status, 403);
+    await saveProfile(svc.ctx, 'def', { Password: 'Cl0ud-pass' }, { info: () => undefined });
     assert.equal((await call(url, 'GET', '/retrieve?last=0&password=wrong', undefined, token)).status, 403);
     const ok = await call(url, 'GET', '/retrieve?last=0&password=Cl0ud-pass', undefined, token);
     assert.equal(ok.status, 200, ok.text);

@@ -23,6 +23,8 @@ export interface ServiceContext {
   startedAt: number;
   version: string;
   envSettings: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** further host names browsers may address the service by (EFR_HOSTS), besides HttpServer_Hosts of def */
+  allowedHosts?: string;
   /** HTTPS and client certificates of the listener (issue 8); absent when the app runs without one (tests with inject) */
   tls?: TlsRuntime;
   /** the profile changed: the listener moves when HttpServer_Port or HttpServer_IPv4 changed (after the answer was sent) */

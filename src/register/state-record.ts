@@ -2,7 +2,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Obj } from './codec/index.js';
-import { obj, str } from './codec/index.js';
+import { isObj, obj, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { formatWithOffset } from './esr/datetime.js';
 import { countryOf, moduleFor } from './fiscal/registry.js';
@@ -30,14 +30,20 @@ export function folderBytes(dir: string, depth = 0): number {
   return total;
 }
 
-export function stateRecord(ctx: ServiceContext): Obj {
-  const registers = ctx.registers.list();
+/**
+ * The state record. `visible` limits it to some registers (a cloud tenant sees only its own): their names,
+ * their environment settings and authority queues; the instance's company and the recorder's warning, which
+ * may name any register, only when `def` is visible.
+ */
+export function stateRecord(ctx: ServiceContext, visible: (rn: string) => boolean = () => true): Obj {
+  const registers = ctx.registers.list().filter((r) => visible(r.state.rn));
+  const instance = visible('def');
   const countries = [...new Set(registers.map((r) => countryOf(r.state.cfg)).filter(Boolean))];
-  const def = ctx.registers.get('def') ?? registers[0];
+  const def = instance ? ctx.registers.get('def') ?? registers[0] : registers[0];
   const company = def ? str(obj(def.state.cfg, 'Cmp') ?? {}, 'Nam') ?? '' : '';
   const quota = Number(ctx.profiles.settings('def').raw.get('diskquota') ?? '1024');
   const env: Obj = {};
-  for (const [rn, settings] of ctx.envSettings) env[rn] = envSettingsView(settings);
+  for (const [rn, settings] of ctx.envSettings) if (visible(rn)) env[rn] = envSettingsView(settings);
   const recorder = ctx.recorder?.status();
   return {
     pid: String(process.pid),
@@ -49,7 +55,7 @@ export function stateRecord(ctx: ServiceContext): Obj {
     Country: countries.join(' '),
     Online: recorder?.online ? 'true' : 'false',
     Recorder: recorder?.recorder ?? 'inactive',
-    ...(recorder?.warning ? { RecorderWarning: recorder.warning } : {}),
+    ...(recorder?.warning && instance ? { RecorderWarning: recorder.warning } : {}),
     RN: registers.map((r) => r.state.rn).join(' '),
     RecSent: String(recorder?.sent ?? 0),
     RecQueued: String(recorder?.queued ?? 0),
@@ -60,7 +66,7 @@ export function stateRecord(ctx: ServiceContext): Obj {
     DiskQuota: String(Number.isFinite(quota) ? quota : 1024),
     Company: company,
     EnvSettings: env,
-    ...authorityState(ctx),
+    ...authorityState(ctx, visible),
   };
 }
 
@@ -68,8 +74,8 @@ export function stateRecord(ctx: ServiceContext): Obj {
  * Croatia, Slovenia (issue 14): receipts waiting for the tax authority (FiscalQueued, and per register the
  * oldest and the last failure) and each reporting register's certificate with its expiry and warnings.
  */
-function authorityState(ctx: ServiceContext): Obj {
-  const reporting = ctx.registers.list().filter((r) => moduleFor(r.state.cfg).authority !== undefined);
+function authorityState(ctx: ServiceContext, visible: (rn: string) => boolean): Obj {
+  const reporting = ctx.registers.list().filter((r) => visible(r.state.rn) && moduleFor(r.state.cfg).authority !== undefined);
   if (reporting.length === 0) return {};
   const queue = ctx.authority?.status();
   const certificates: Obj = {};
@@ -90,7 +96,9 @@ function authorityState(ctx: ServiceContext): Obj {
     const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, now);
     certificates[rn] = { ...fiscalCertificateView(cert, now), ...(warnings.length ? { Warning: warnings } : {}) };
   }
-  return { FiscalQueued: String(queue?.queued ?? 0), FiscalQueue: queue?.registers ?? {}, FiscalCertificate: certificates };
+  const queues = Object.fromEntries(Object.entries(queue?.registers ?? {}).filter(([rn]) => visible(rn)));
+  const queued = visible('def') ? queue?.queued ?? 0 : Object.values(queues).reduce((n: number, q) => n + (isObj(q) ? Number(q.Queued ?? 0) : 0), 0);
+  return { FiscalQueued: String(queued), FiscalQueue: queues, FiscalCertificate: certificates };
 }
 
 /** Typed JSON of the state record: numbers and booleans as JSON numbers and booleans. */

@@ -328,6 +328,42 @@ const defs = {
       nl: '{value} is alleen toegestaan vanaf deze machine of met het profielwachtwoord',
     },
   },
+  '#INSTANCE_ONLY': {
+    rc: 'BAD', status: 403,
+    msg: {
+      en: '{value} acts on the whole instance: it needs the instance (def) password, a user of realm EFR, or a request from this machine',
+      de: '{value} betrifft die ganze Instanz: erforderlich sind das Passwort der Instanz (def), ein Benutzer des Bereichs EFR oder eine Anfrage von diesem Rechner',
+      fr: '{value} concerne toute l\'instance : il faut le mot de passe de l\'instance (def), un utilisateur du domaine EFR ou une requête depuis cette machine',
+      nl: '{value} betreft de hele instantie: nodig zijn het wachtwoord van de instantie (def), een gebruiker van realm EFR of een verzoek vanaf deze machine',
+    },
+  },
+  '#CROSS_SITE': {
+    rc: 'BAD', status: 403,
+    msg: {
+      en: '{value} was refused: a request of the web page {origin} needs that origin in HttpServer_AllowOrigin{detail}',
+      de: '{value} wurde abgelehnt: eine Anfrage der Webseite {origin} erfordert diesen Ursprung in HttpServer_AllowOrigin{detail}',
+      fr: '{value} a été refusé : une requête de la page web {origin} exige cette origine dans HttpServer_AllowOrigin{detail}',
+      nl: '{value} is geweigerd: een verzoek van de webpagina {origin} vereist die oorsprong in HttpServer_AllowOrigin{detail}',
+    },
+  },
+  '#HOST_NOT_ALLOWED': {
+    rc: 'BAD', status: 421,
+    msg: {
+      en: '{value} was refused: the host name "{host}" is not a name of this service (add it to HttpServer_Hosts)',
+      de: '{value} wurde abgelehnt: der Hostname "{host}" ist kein Name dieses Dienstes (in HttpServer_Hosts eintragen)',
+      fr: '{value} a été refusé : le nom d\'hôte "{host}" n\'est pas un nom de ce service (l\'ajouter à HttpServer_Hosts)',
+      nl: '{value} is geweigerd: de hostnaam "{host}" is geen naam van deze dienst (voeg hem toe aan HttpServer_Hosts)',
+    },
+  },
+  '#TOO_MANY_ATTEMPTS': {
+    rc: 'NO', status: 429,
+    msg: {
+      en: 'Too many failed password attempts from this address; try again in {seconds} s',
+      de: 'Zu viele falsche Passwörter von dieser Adresse; erneut versuchen in {seconds} s',
+      fr: 'Trop de mots de passe erronés depuis cette adresse ; réessayer dans {seconds} s',
+      nl: 'Te veel foute wachtwoorden vanaf dit adres; probeer het opnieuw over {seconds} s',
+    },
+  },
   '#OUT_OF_SCOPE': {
     rc: 'BAD', status: 403,
     msg: {

@@ -9,6 +9,11 @@
  *   pt/private-key.pem, pt/public-key.pem, pt/series.json   Portugal: the software's signing key and the
  *                     series this register owns (the file is service-wide: only this RN's entries are kept)
  * Paths are relative to the data folder, with `/` separators. Half-written files (`*.tmp`) are left out.
+ *
+ * Some of these private keys are the instance's, not the register's: the instance key signs every register's
+ * records, and Portugal's software key, Norway's key and a Spanish company's key serve every register that
+ * uses them. A backup handed to someone who holds only the register's own credentials (`instanceKeys`
+ * false) carries none of them, only the register's own device keys (at/, de/, fr/) and the public keys.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,8 +49,18 @@ function stateSegments(state: Pick<RegisterState, 'country'>): Set<string> {
   return out;
 }
 
-/** The register's folders and files under the data folder that exist now. */
-export function registerFiles(dataDir: string, state: Pick<RegisterState, 'rn' | 'cfg' | 'country'>, attributes: ReadonlyMap<string, string>): BackupFile[] {
+/** The instance's private keys that registerFiles may carry: only in a backup made with the instance's credentials. */
+export function isInstancePrivateKey(path: string): boolean {
+  return path === 'keys/instance.key.pem' || path === 'keys/no-saft-rsa1024.pem' || path === 'pt/private-key.pem' || path.startsWith('es/');
+}
+
+/** The register's folders and files under the data folder that exist now; `instanceKeys` false leaves the instance's private keys out. */
+export function registerFiles(dataDir: string, state: Pick<RegisterState, 'rn' | 'cfg' | 'country'>, attributes: ReadonlyMap<string, string>, instanceKeys = true): BackupFile[] {
+  const all = filesOf(dataDir, state, attributes);
+  return instanceKeys ? all : all.filter((f) => !isInstancePrivateKey(f.path));
+}
+
+function filesOf(dataDir: string, state: Pick<RegisterState, 'rn' | 'cfg' | 'country'>, attributes: ReadonlyMap<string, string>): BackupFile[] {
   const out: BackupFile[] = [];
   walk(dataDir, 'keys/instance.key.pem', out);
   walk(dataDir, 'keys/instance.pub.pem', out);

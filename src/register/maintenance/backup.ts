@@ -26,6 +26,8 @@ export interface BackupRequest {
   last?: string;
   /** a continuation of a known SQ (the incremental files): records after it */
   afterSq?: number;
+  /** false: the instance's private keys stay out (a backup for someone holding only the register's credentials) */
+  instanceKeys?: boolean;
 }
 
 export interface PlannedBackup {
@@ -89,7 +91,7 @@ export async function planBackup(ctx: ServiceContext, rn: string, request: Backu
   const lastHash = lastSQ >= firstSQ ? state.hash : prevHash;
   const profile = await ctx.store.getSetting(`profile:${rn}`);
   const settings: Record<string, string> = profile === undefined ? {} : { [`profile:${rn}`]: profile };
-  const files = registerFiles(ctx.dataDir, state, ctx.profiles.settings(rn).raw);
+  const files = registerFiles(ctx.dataDir, state, ctx.profiles.settings(rn).raw, request.instanceKeys !== false);
   const stateText = JSON.stringify(state);
   const settingsText = JSON.stringify(settings);
   const hashes: Record<string, string> = { [ENTRY_STATE]: sha256(stateText), [ENTRY_SETTINGS]: sha256(settingsText) };

@@ -49,6 +49,11 @@ export interface RestoreInfo {
 }
 
 const KEY_FILES = ['keys/instance.key.pem', 'keys/instance.pub.pem'];
+/** Public keys a backup may carry without their private half, and that half. */
+const KEY_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ['keys/instance.pub.pem', 'keys/instance.key.pem'],
+  ['pt/public-key.pem', 'pt/private-key.pem'],
+];
 /** folders that belong to one register: their existence means it is in use */
 const OWN_FOLDER = /^(at|de|fr)\/[^/]+/;
 
@@ -76,6 +81,15 @@ class Restorer {
     const own = new Set(files.map((f) => OWN_FOLDER.exec(f)?.[0]).filter((f): f is string => f !== undefined));
     for (const folder of own) if (existsSync(join(this.ctx.dataDir, folder))) return `the folder ${folder} of register ${rn} exists`;
     if (staging === undefined) return undefined;
+    // a backup made with a register's own credentials holds the public half of the instance's keys only: it
+    // continues on the instance that made it, where the private half is; elsewhere the pair would not match
+    for (const [pub, key] of KEY_PAIRS) {
+      if (!files.includes(pub) || files.includes(key)) continue;
+      const target = join(this.ctx.dataDir, pub);
+      if (!existsSync(target) || !existsSync(join(this.ctx.dataDir, key)) || !readFileSync(target).equals(readFileSync(join(staging, pub)))) {
+        return `the backup holds no private key for ${pub} (it was made with a register's own credentials): restore it on the instance that made it, or make the backup with the instance password`;
+      }
+    }
     for (const f of files) {
       if (OWN_FOLDER.test(f) || f === 'pt/series.json') continue;
       const target = join(this.ctx.dataDir, f);

@@ -15,6 +15,7 @@ import { FiscalError } from '../../shared/errors.js';
 import { type Obj, encode, contentType } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import { rnOfQuery } from '../register-number.js';
+import { admittedAsInstance } from '../security/local-or-password.js';
 import { BACKUP_UPLOAD_LIMIT } from '../security/route-access.js';
 import { backupZip, noteBackup, planBackup } from '../maintenance/backup.js';
 import { writeIncremental } from '../maintenance/backup-incremental.js';
@@ -131,7 +132,9 @@ async function restoreInput(req: FastifyRequest, uploadDir: string): Promise<{ p
  */
 export async function sendBackup(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, q: Readonly<Record<string, string>>): Promise<FastifyReply> {
   const rn = rnOfQuery(ctx, q);
-  const plan = await planBackup(ctx, rn, { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.last !== undefined ? { last: q.last } : {}) });
+  // the instance's private keys go only to whoever holds the instance's credentials (or sits at this machine)
+  const instanceKeys = admittedAsInstance(ctx, req);
+  const plan = await planBackup(ctx, rn, { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.last !== undefined ? { last: q.last } : {}), instanceKeys });
   const m = plan.manifest;
   res.code(200).type('application/zip').header('content-disposition', `attachment; filename=${m.name}.zip`).header('cache-control', 'no-store');
   // HEAD: the headers only; nothing was handed over, so nothing is marked archived

@@ -8,6 +8,8 @@ import { remember } from '../pipeline.js';
 import { saveProfile } from '../save-profile.js';
 import { registerNumber, rnOfQuery } from '../register-number.js';
 import { STATE_BOOLEANS, STATE_NUMBERS, stateRecord } from '../state-record.js';
+import { scopeOf } from '../security/cloud-auth.js';
+import { checkRegisterScope, visibleTo } from '../security/token-scope.js';
 import { obj, str } from '../codec/index.js';
 import { formatOf, guarded, queryOf, sendDoc, sendJson } from './http.js';
 
@@ -50,6 +52,9 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const doc = decodeBody(typeof req.body === 'string' ? req.body : '', req.headers['content-type'], 'Cfg');
       if (doc.root !== 'Cfg') throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: 'Cfg' });
       const rn = cfgRnOf(ctx, queryOf(req), doc.body);
+      // in Multi POS the register may come from the body: a tenant's token reaches only its own
+      const scope = scopeOf(req);
+      if (scope) checkRegisterScope(ctx, scope, rn);
       const reg = await ctx.registers.getOrCreate(rn);
       const outcome = await saveCfg(ctx, reg, doc.body);
       const body: Obj = { SQ: String(outcome.sq), Result: outcome.warnings.length ? { RC: 'OK', Warning: outcome.warnings } : { RC: 'OK' } };
@@ -78,7 +83,8 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/state', async (req, res) =>
     guarded(ctx, req, res, 'Result', async () => {
       await ctx.registers.catchUp();
-      const record = stateRecord(ctx);
+      const scope = scopeOf(req);
+      const record = scope ? stateRecord(ctx, visibleTo(ctx, scope)) : stateRecord(ctx);
       return sendJson(res, req, 'State', typedState(record), record);
     }),
   );

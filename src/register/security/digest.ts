@@ -87,7 +87,7 @@ export type NonceState = 'ok' | 'stale';
 export class DigestNonces {
   private readonly secret: Buffer;
   readonly opaque: string;
-  private readonly used = new Map<string, { issued: number; counts: Set<number> }>();
+  private readonly used = new Map<string, { issued: number; counts: Set<number>; burned?: true }>();
   /** nonces issued at or before this time are stale (their counts were forgotten to bound memory) */
   private forgottenUpTo = -Infinity;
 
@@ -137,10 +137,28 @@ export class DigestNonces {
       entry = { issued, counts: new Set() };
       this.used.set(nonce, entry);
     }
+    if (entry.burned) return 'stale';
     if (entry.counts.has(count)) return 'replay';
     if (entry.counts.size >= MAX_COUNTS_PER_NONCE) return 'stale';
     entry.counts.add(count);
     return 'ok';
+  }
+
+  /**
+   * A wrong response used the nonce up: every later count of it is stale, so each guess costs a new
+   * challenge (and counts as a failed attempt of its address).
+   */
+  burn(nonce: string, realm: string): void {
+    const issued = this.issuedAt(nonce, realm);
+    if (issued === undefined) return;
+    const now = this.clock.now().getTime();
+    let entry = this.used.get(nonce);
+    if (!entry) {
+      this.prune(now);
+      entry = { issued, counts: new Set() };
+      this.used.set(nonce, entry);
+    }
+    entry.burned = true;
   }
 
   private prune(now: number): void {

@@ -128,6 +128,19 @@ function matchesHashSync(stored: string, password: string): boolean {
   return ok;
 }
 
+/** Whether `password` is the instance's (`def`) profile password. */
+export async function isInstancePassword(ctx: ServiceContext, password: string): Promise<boolean> {
+  const stored = ctx.profiles.own('def').PasswordHash;
+  return stored !== undefined && stored !== '' && (await matchesHash(stored, password));
+}
+
+/** Whether `password` is the register's own profile password (not the instance's). */
+export async function isOwnPassword(ctx: ServiceContext, rn: string, password: string): Promise<boolean> {
+  if (rn === 'def') return false;
+  const stored = ctx.profiles.own(rn).PasswordHash;
+  return stored !== undefined && stored !== '' && (await matchesHash(stored, password));
+}
+
 /** Whether the request carries the profile password of the register (or of the instance). */
 export async function hasProfilePassword(ctx: ServiceContext, req: FastifyRequest, query: Readonly<Record<string, string>>, rn: string): Promise<boolean> {
   const password = passwordOf(req, query);
@@ -136,11 +149,34 @@ export async function hasProfilePassword(ctx: ServiceContext, req: FastifyReques
   return false;
 }
 
-/** Requests the access hook (route-access.ts) let through by the local-or-password rule, for the register of their query. */
-const admitted = new WeakMap<FastifyRequest, string>();
+/** How a request was admitted: by the instance's credentials (or from this machine) or by one register's own. */
+export type CredentialLevel = 'instance' | 'register';
 
-export function markAdmitted(req: FastifyRequest, rn: string): void {
-  admitted.set(req, rn);
+/** Requests the access hook (route-access.ts) let through by a credential rule, with the register of their query. */
+const admitted = new WeakMap<FastifyRequest, { rn: string; level: CredentialLevel }>();
+/** Requests a browser made from another site: being on this machine counts for nothing for them. */
+const crossSite = new WeakSet<FastifyRequest>();
+
+export function markAdmitted(req: FastifyRequest, rn: string, level: CredentialLevel): void {
+  admitted.set(req, { rn, level });
+}
+
+export function markCrossSite(req: FastifyRequest): void {
+  crossSite.add(req);
+}
+
+/** A request from this machine that no other site's page made: the owner's, trusted like the instance password. */
+export function trustedLocal(ctx: ServiceContext, req: FastifyRequest): boolean {
+  return localExempt(ctx, req) && !crossSite.has(req);
+}
+
+/**
+ * Whether the request was admitted with the instance's credentials (the `def` password, a Digest user of
+ * the instance realm, or from this machine): only then may an answer carry what belongs to the whole
+ * instance, such as the instance's private keys in a backup.
+ */
+export function admittedAsInstance(ctx: ServiceContext, req: FastifyRequest): boolean {
+  return admitted.get(req)?.level === 'instance' || trustedLocal(ctx, req);
 }
 
 /**
@@ -148,8 +184,8 @@ export function markAdmitted(req: FastifyRequest, rn: string): void {
  * the access hook already admitted by this rule for the same register (also by a Digest user) passes.
  */
 export function requireLocalOrPassword(ctx: ServiceContext, req: FastifyRequest, query: Readonly<Record<string, string>>, rn: string, what: string): void {
-  if (admitted.get(req) === rn) return;
-  if (localExempt(ctx, req)) return;
+  if (admitted.get(req)?.rn === rn) return;
+  if (trustedLocal(ctx, req)) return;
   const password = passwordOf(req, query);
   if (password !== undefined && passwordHashes(ctx, rn).some((stored) => matchesHashSync(stored, password))) return;
   throw new FiscalError('#FORBIDDEN', { value: what });

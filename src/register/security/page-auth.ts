@@ -67,7 +67,10 @@ export class PageAuth {
     const user = this.htdigest.user(realm, username);
     const expected = digestResponse({ ha1: user?.ha1 ?? UNKNOWN_USER_HA1, algorithm, method: req.method, uri, nonce, nc, cnonce, qop });
     const right = equalHex(expected, response);
-    if (!right || !user) return 'fail';
+    if (!right || !user) {
+      this.nonces.burn(nonce, realm);
+      return 'fail';
+    }
     const state = this.nonces.use(nonce, realm, nc);
     return state === 'replay' ? 'fail' : state;
   }
@@ -85,9 +88,15 @@ export class PageAuth {
       stale = d === 'stale';
     }
     if (creds.password && (await hasProfilePassword(this.ctx, req, query, rn))) return { ok: true, challenges: [], realm: this.basicRealm(rn) };
+    return { ok: false, ...this.challenges(rn, stale) };
+  }
+
+  /** The `WWW-Authenticate` values that ask for the register's page credentials, and the realm they name. */
+  challenges(rn: string, stale: boolean): { challenges: string[]; realm: string } {
+    const creds = this.credentials(rn);
     const challenges: string[] = [];
     if (creds.digestRealm) challenges.push(this.nonces.challenge(creds.digestRealm, stale));
     if (creds.password) challenges.push(`Basic realm="${this.basicRealm(rn).replace(/["\\]/g, '')}", charset="UTF-8"`);
-    return { ok: false, challenges, realm: creds.digestRealm ?? this.basicRealm(rn) };
+    return { challenges, realm: creds.digestRealm ?? this.basicRealm(rn) };
   }
 }

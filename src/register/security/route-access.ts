@@ -1,7 +1,7 @@
 /**
- * Who may call which route (issue 8, points 2 and 3) and how large its body may be (point 8): one table of
- * every route of the spec and of this service, also those later issues add, so a route is protected the day
- * it exists. docs/security.md shows the same table with the reasons.
+ * Who may call which route and how large its body may be: one table of every route of the spec and of this
+ * service, so a route is protected the day it exists. docs/security.md shows the same table with the reasons
+ * and the threat model.
  *
  * Rules:
  * - `open`: the POS API; anybody who reaches the port.
@@ -14,6 +14,13 @@
  *   (from this machine too), else open; a refusal is 401 with `WWW-Authenticate` challenges.
  * - `admin-page`: like `page`, but without any credential configured only from this machine.
  *
+ * Whose credentials count: a route of `scope: 'instance'` acts on the whole instance (disk, service, restore,
+ * certificates of the server, the status of every register) and takes only the instance's: the `def`
+ * password, a Digest user of the instance realm, or this machine. Every other route is for one register,
+ * selected exactly as the route selects it (`rn`, or TaxId/TL/TT in Multi POS), and takes that register's
+ * own credentials too. Before any rule, requests a browser makes from another site or under a foreign host
+ * name are judged (request-origin.ts), and an address that failed too often waits (login-throttle.ts).
+ *
  * A route the table does not know is treated as `local-or-password` (closed by default) and logged.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
@@ -21,9 +28,13 @@ import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import { failureOf, failureReply } from '../respond.js';
 import { formatOf, send } from '../routes/http.js';
+import { rnOfQuery } from '../register-number.js';
+import { corsPolicy } from './cors.js';
 import { HtdigestFile, htdigestPath } from './htdigest.js';
-import { hasProfilePassword, localExempt, markAdmitted, passwordHashes } from './local-or-password.js';
+import { type CredentialLevel, isInstancePassword, isOwnPassword, markAdmitted, markCrossSite, passwordOf, passwordHashes, trustedLocal } from './local-or-password.js';
+import { LoginThrottle } from './login-throttle.js';
 import { PageAuth } from './page-auth.js';
+import { configuredHosts, hostAllowed, judgeCrossSite } from './request-origin.js';
 
 export type AccessRule = 'open' | 'local-or-password' | 'password-once-set' | 'page' | 'admin-page';
 
@@ -41,6 +52,10 @@ export interface RouteEntry {
   openWith?: string;
   /** the query `password` means something else here (POST /cer/ssl: the certificate's): the profile password comes only by HTTP Basic */
   basicOnly?: true;
+  /** the route acts on the whole instance: only the instance's credentials count */
+  scope?: 'instance';
+  /** in cloud mode the route spans every tenant: only the instance's credentials count there */
+  cloudInstance?: true;
 }
 
 const KiB = 1024;
@@ -91,7 +106,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { methods: ['DELETE'], path: '/peri/layout', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes how receipts print' },
   { methods: ['GET'], path: '/peri/pugedit', rule: 'page', status: E, reason: 'browser page: template editor' },
   { methods: ['GET'], path: '/peri/pugedit/editor.js', rule: 'page', status: E, reason: 'script of the editor page' },
-  { methods: ['POST'], path: '/peri/pugedit/preview', rule: 'page', bodyLimit: 512 * KiB, status: E, reason: 'preview of the editor page (a template of at most 256 KiB)' },
+  { methods: ['POST'], path: '/peri/pugedit/preview', rule: 'local-or-password', bodyLimit: 512 * KiB, status: E, reason: 'runs a template (in the sandbox) like saving a layout: the same credentials as POST /peri/layout' },
   // peripherals
   { methods: ['POST'], path: '/peri/print', rule: 'open', bodyLimit: 256 * KiB, status: E, reason: 'POS API: non-fiscal print' },
   { methods: ['GET'], path: '/peri/print/state', rule: 'open', status: E, reason: 'POS API: printer state' },
@@ -99,31 +114,31 @@ export const ROUTES: readonly RouteEntry[] = [
   { methods: ['POST'], path: '/peri/drawer', rule: 'open', bodyLimit: 16 * KiB, status: E, reason: 'POS API: cash drawer' },
   { methods: ['POST'], path: '/peri/drawer/wait', rule: 'open', bodyLimit: 16 * KiB, status: E, reason: 'POS API: cash drawer' },
   // maintenance, storage, utility
-  { methods: ['POST'], path: '/service/restart', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: E, reason: 'spec' },
-  { methods: ['GET'], path: '/service/config', rule: 'admin-page', status: E, reason: 'browser page: backup path and last result' },
-  { methods: ['POST'], path: '/service/config', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: E, reason: 'sets a folder the service writes to' },
+  { methods: ['POST'], path: '/service/restart', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, status: E, reason: 'spec' },
+  { methods: ['GET'], path: '/service/config', rule: 'admin-page', scope: 'instance', status: E, reason: 'browser page: backup path and last result' },
+  { methods: ['POST'], path: '/service/config', rule: 'admin-page', scope: 'instance', bodyLimit: SMALL_LIMIT, status: E, reason: 'sets a folder the service writes to' },
   { methods: ['GET'], path: '/backup', rule: 'local-or-password', openWith: 'log', status: E, reason: 'spec; with the ?log flag it is /backup/log (open)' },
-  { methods: ['GET'], path: '/backup/log', rule: 'open', status: E, reason: 'spec: logs without business data, no permission' },
+  { methods: ['GET'], path: '/backup/log', rule: 'open', cloudInstance: true, status: E, reason: 'spec: logs without business data, no permission' },
   { methods: ['GET'], path: '/backup/incremental', rule: 'local-or-password', status: E, reason: 'spec' },
-  { methods: ['GET', 'POST'], path: '/backup/restore', rule: 'admin-page', bodyLimit: BACKUP_UPLOAD_LIMIT, status: E, reason: 'browser page that replaces registers; the backup zip may be uploaded' },
-  { methods: ['GET'], path: '/backup/info', rule: 'admin-page', status: E, reason: 'progress of the restore page' },
+  { methods: ['GET', 'POST'], path: '/backup/restore', rule: 'admin-page', scope: 'instance', bodyLimit: BACKUP_UPLOAD_LIMIT, status: E, reason: 'browser page that replaces registers; the backup zip may be uploaded' },
+  { methods: ['GET'], path: '/backup/info', rule: 'admin-page', scope: 'instance', status: E, reason: 'progress of the restore page' },
   { methods: ['GET'], path: '/disk', rule: 'open', status: 'exists', reason: 'monitoring: sizes only' },
-  { methods: ['GET'], path: '/disk/dir', rule: 'local-or-password', status: 'exists', reason: 'lists the files of the data folder' },
-  { methods: ['POST'], path: '/disk/clean', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: 'exists', reason: 'deletes data' },
-  { methods: ['GET'], path: '/log', rule: 'open', status: E, reason: 'the same log lines as /backup/log, which the spec opens' },
-  { methods: ['POST'], path: '/lic', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes the license' },
+  { methods: ['GET'], path: '/disk/dir', rule: 'local-or-password', scope: 'instance', status: 'exists', reason: 'lists the files of the data folder' },
+  { methods: ['POST'], path: '/disk/clean', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, status: 'exists', reason: 'deletes data' },
+  { methods: ['GET'], path: '/log', rule: 'open', cloudInstance: true, status: E, reason: 'the same log lines as /backup/log, which the spec opens' },
+  { methods: ['POST'], path: '/lic', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes the license' },
   // security
   { methods: ['POST'], path: '/auth/token', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 8', reason: 'checks its own client credentials' },
-  { methods: ['GET'], path: '/authorization', rule: 'local-or-password', status: 'issue 8', reason: 'spec' },
+  { methods: ['GET'], path: '/authorization', rule: 'local-or-password', scope: 'instance', status: 'issue 8', reason: 'spec' },
   { methods: ['GET'], path: '/cer/:serial', rule: 'open', status: 'issue 8', reason: 'a public certificate' },
-  { methods: ['POST'], path: '/cer/ssl', rule: 'local-or-password', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 8', reason: 'replaces the server certificate; the query password is the certificate\'s, the profile password comes by HTTP Basic' },
+  { methods: ['POST'], path: '/cer/ssl', rule: 'local-or-password', scope: 'instance', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 8', reason: 'replaces the server certificate; the query password is the certificate\'s, the profile password comes by HTTP Basic' },
   { methods: ['POST'], path: '/cer/fiscal', rule: 'local-or-password', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 14', reason: 'installs the key that signs the fiscal requests of a register (Croatia, Slovenia); the query password is the certificate\'s, the profile password comes by HTTP Basic' },
   { methods: ['GET'], path: '/cer/fiscal', rule: 'local-or-password', status: 'issue 14', reason: 'shows a register\'s fiscal certificate (subject, serial, expiry; never the key)' },
-  { methods: ['POST'], path: '/cer/ca', rule: 'local-or-password', bodyLimit: 1 * MiB, status: 'issue 8', reason: 'decides which client certificates are trusted' },
+  { methods: ['POST'], path: '/cer/ca', rule: 'local-or-password', scope: 'instance', bodyLimit: 1 * MiB, status: 'issue 8', reason: 'decides which client certificates are trusted' },
   // browser pages
   { methods: ['GET', 'POST'], path: '/', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'browser page: the profile (password, attributes); the form changes it' },
   { methods: ['GET', 'POST'], path: '/ui/cfg', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'browser page: the base data (Cfg); the form changes it' },
-  { methods: ['GET'], path: '/control', rule: 'admin-page', status: 'issue 12', reason: 'browser page: status of the service, recorder, disk, last transactions' },
+  { methods: ['GET'], path: '/control', rule: 'admin-page', scope: 'instance', status: 'issue 12', reason: 'browser page: status of the service, recorder, disk, last transactions' },
   { methods: ['GET'], path: '/ui/journal', rule: 'admin-page', status: 'issue 12', reason: 'browser page: journal search and receipts (business data)' },
   { methods: ['GET'], path: '/ui/journal/receipt', rule: 'admin-page', status: 'issue 12', reason: 'browser page: one journal record, the receipt framed as printed' },
   { methods: ['GET'], path: '/ui/journal/paper', rule: 'admin-page', status: 'issue 12', reason: 'the receipt as printed (GET /render\'s HTML) inside the journal page\'s frame' },
@@ -163,10 +178,38 @@ function methodsOf(opts: RouteOptions): string[] {
   return (Array.isArray(m) ? m : [m]).map((x) => x.toUpperCase());
 }
 
-export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): void {
+/**
+ * The register a request is for, read exactly as the routes read it (register-number.ts): `rn`, else in
+ * Multi POS TaxId/TL/TT. When no register can be named, `def`: the instance's credentials are needed then.
+ */
+export function accessRn(ctx: ServiceContext, query: Readonly<Record<string, string>>): string {
+  if (query.rn) return query.rn;
+  if (!ctx.profiles.multiPos() || !query.tl || !query.tt) return 'def';
+  try {
+    return rnOfQuery(ctx, query);
+  } catch {
+    return 'def';
+  }
+}
+
+/** The rule that applies to this request, and whether it acts on the whole instance. */
+function ruleOf(ctx: ServiceContext, entry: RouteEntry, query: Readonly<Record<string, string>>): { rule: AccessRule; instance: boolean } {
+  const opened = entry.openWith !== undefined && query[entry.openWith] !== undefined;
+  // a cloud instance serves many companies: what spans all of them is the operator's
+  if (ctx.cloud && (entry.cloudInstance || opened)) return { rule: 'local-or-password', instance: true };
+  // the browser pages of a cloud instance are the operator's: they list and change any register
+  if (ctx.cloud && (entry.rule === 'page' || entry.rule === 'admin-page')) return { rule: 'admin-page', instance: true };
+  return { rule: opened ? 'open' : entry.rule, instance: entry.scope === 'instance' };
+}
+
+/** The access hook of the app; `throttle` is exposed for tests. */
+export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { throttle: LoginThrottle } {
   const pages = new PageAuth(ctx, new HtdigestFile(htdigestPath(ctx.dataDir)), ctx.clock);
+  const throttle = new LoginThrottle(ctx.clock);
   const missing: string[] = [];
   unlisted.set(app, missing);
+  let hostsText: string | undefined;
+  let hosts: ReadonlySet<string> = new Set();
 
   app.addHook('onRoute', (opts) => {
     const access: Record<string, RouteEntry> = {};
@@ -185,14 +228,26 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): void
     if (opts.bodyLimit === undefined && limit > 0) opts.bodyLimit = limit;
   });
 
+  /** The host names of HttpServer_Hosts and EFR_HOSTS, parsed again only when the attribute changed. */
+  function allowedHosts(): ReadonlySet<string> {
+    const raw = ctx.profiles.settings('def').raw;
+    const text = `${raw.get('httpserver_hosts') ?? ''}\n${ctx.allowedHosts ?? ''}`;
+    if (text !== hostsText) {
+      hosts = configuredHosts(raw, ctx.allowedHosts);
+      hostsText = text;
+    }
+    return hosts;
+  }
+
   app.addHook('onRequest', async (req, res) => {
     const entry = (req.routeOptions.config as AccessConfig | undefined)?.efrAccess?.[req.method];
     // no route: the 404 handler answers
     if (!entry) return undefined;
     const query = (req.query ?? {}) as Readonly<Record<string, string>>;
-    const rn = query.rn || 'def';
+    const { rule, instance } = ruleOf(ctx, entry, query);
+    const rn = instance ? 'def' : accessRn(ctx, query);
     const what = `${req.method} ${req.routeOptions.url ?? ''}`;
-    const refusal = (await admit(req, res, entry, query, rn, what)) ?? tooLarge(req);
+    const refusal = originRefusal(req, query, rule, what) ?? (await admit(req, res, entry, rule, instance, query, rn, what)) ?? tooLarge(req);
     if (!refusal) return undefined;
     // the body is not read: the connection cannot be reused
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.header('connection', 'close');
@@ -203,43 +258,112 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): void
     return send(res, failureReply(formatOf(req), root, failureOf(refusal, ctx.registers.lang(ctx.registers.get('def'))), false));
   });
 
+  /** A foreign host name (DNS rebinding) or another site's page (request-origin.ts); not in cloud mode. */
+  function originRefusal(req: FastifyRequest, query: Readonly<Record<string, string>>, rule: AccessRule, what: string): FiscalError | undefined {
+    if (ctx.cloud) return undefined;
+    const host = req.headers.host;
+    if (!hostAllowed(host, allowedHosts())) {
+      req.log.info({ route: what, host, ip: req.socket?.remoteAddress }, 'refused: a host name that is not this service\'s');
+      return new FiscalError('#HOST_NOT_ALLOWED', { value: what, host: String(host).slice(0, 100) });
+    }
+    // the fast path of the POS: no browser headers at all
+    if (req.headers.origin === undefined && req.headers['sec-fetch-site'] === undefined) return undefined;
+    const verdict = judgeCrossSite(req, query, rule === 'open', corsPolicy(ctx.profiles.settings('def').raw), what);
+    if (verdict.crossSite) markCrossSite(req);
+    if (verdict.refusal) req.log.info({ route: what, origin: req.headers.origin, ip: req.socket?.remoteAddress }, 'refused: a cross-site request');
+    return verdict.refusal;
+  }
+
   function tooLarge(req: FastifyRequest): FiscalError | undefined {
     const length = Number(req.headers['content-length']);
     const limit = req.routeOptions.bodyLimit;
     return Number.isFinite(length) && length > limit ? new FiscalError('#TOO_LARGE', { value: limit }) : undefined;
   }
 
-  async function admit(req: FastifyRequest, res: FastifyReply, entry: RouteEntry, query: Readonly<Record<string, string>>, rn: string, what: string): Promise<FiscalError | undefined> {
-    let rule = entry.rule;
-    if (entry.openWith !== undefined && query[entry.openWith] !== undefined) rule = 'open';
-    if (rule === 'password-once-set') rule = passwordHashes(ctx, rn).length === 0 ? 'open' : 'local-or-password';
-    switch (rule) {
-      case 'open':
-        return undefined;
-      case 'local-or-password': {
-        const realm = pages.credentials(rn).digestRealm;
-        if (localExempt(ctx, req) || (await hasProfilePassword(ctx, req, entry.basicOnly ? {} : query, rn)) || (realm !== undefined && pages.digest(req, realm) === 'ok')) {
-          markAdmitted(req, rn);
-          return undefined;
-        }
-        req.log.info({ route: what, ip: req.socket?.remoteAddress }, 'refused: not local and no valid password');
-        return new FiscalError('#FORBIDDEN', { value: what });
-      }
-      case 'page':
-      case 'admin-page': {
-        const creds = pages.credentials(rn);
-        if (!creds.password && !creds.digestRealm) {
-          if (rule === 'page' || localExempt(ctx, req)) return undefined;
-          return new FiscalError('#FORBIDDEN', { value: what });
-        }
-        const checked = await pages.check(req, query, rn);
-        if (checked.ok) return undefined;
-        req.log.info({ route: what, ip: req.socket?.remoteAddress }, 'page refused: no valid credentials');
-        // several challenges are several header lines (a browser picks the strongest it knows)
-        res.header('www-authenticate', checked.challenges);
-        res.header('cache-control', 'no-store');
-        return new FiscalError('#UNAUTHORIZED', { value: what, realm: checked.realm });
+  /** Nothing protects the register or the instance yet: no password, no Digest user. */
+  function unprotected(rn: string): boolean {
+    return passwordHashes(ctx, rn).length === 0 && pages.credentials(rn).digestRealm === undefined && pages.htdigest.realmFor('def') === undefined;
+  }
+
+  /** The credentials the request itself carries (a password, HTTP Basic or Digest), as opposed to none. */
+  function presents(req: FastifyRequest, query: Readonly<Record<string, string>>, basicOnly: boolean): boolean {
+    return passwordOf(req, basicOnly ? {} : query) !== undefined || /^digest\s/i.test(req.headers.authorization ?? '');
+  }
+
+  /**
+   * The level of the credentials the request carries for `rn`: the instance's (the `def` password, a Digest
+   * user of the instance realm), the register's own (its password, a Digest user of its realm), or none.
+   */
+  async function levelOf(req: FastifyRequest, query: Readonly<Record<string, string>>, rn: string, instance: boolean, basicOnly: boolean): Promise<{ level?: CredentialLevel; stale: boolean }> {
+    const password = passwordOf(req, basicOnly ? {} : query);
+    if (password !== undefined) {
+      if (await isInstancePassword(ctx, password)) return { level: 'instance', stale: false };
+      if (!instance && (await isOwnPassword(ctx, rn, password))) return { level: 'register', stale: false };
+    }
+    const instanceRealm = pages.htdigest.realmFor('def');
+    const realm = instance ? instanceRealm : pages.credentials(rn).digestRealm;
+    if (realm === undefined) return { stale: false };
+    const digest = pages.digest(req, realm);
+    if (digest === 'ok') return { level: realm === instanceRealm ? 'instance' : 'register', stale: false };
+    return { stale: digest === 'stale' };
+  }
+
+  async function admit(req: FastifyRequest, res: FastifyReply, entry: RouteEntry, given: AccessRule, instance: boolean, query: Readonly<Record<string, string>>, rn: string, what: string): Promise<FiscalError | undefined> {
+    let rule = given;
+    if (rule === 'password-once-set') {
+      // the instance profile of a cloud instance is the operator's, never open to a tenant's token
+      rule = unprotected(rn) && !(ctx.cloud && rn === 'def') ? 'open' : 'local-or-password';
+    }
+    if (rule === 'open') return undefined;
+    const local = trustedLocal(ctx, req);
+    const address = req.socket?.remoteAddress;
+    const basicOnly = entry.basicOnly === true;
+    const presented = !local && presents(req, query, basicOnly);
+    if (presented) {
+      const wait = throttle.waitSeconds(address);
+      if (wait > 0) {
+        res.header('retry-after', String(wait));
+        return new FiscalError('#TOO_MANY_ATTEMPTS', { seconds: wait });
       }
     }
+    if (rule === 'local-or-password') {
+      if (local) {
+        markAdmitted(req, rn, 'instance');
+        return undefined;
+      }
+      const { level, stale } = await levelOf(req, query, rn, instance, basicOnly);
+      if (level) {
+        if (presented) throttle.succeeded(address);
+        markAdmitted(req, rn, level);
+        return undefined;
+      }
+      if (presented && !stale) throttle.failed(address);
+      req.log.info({ route: what, ip: address }, 'refused: not local and no valid password');
+      return new FiscalError(instance ? '#INSTANCE_ONLY' : '#FORBIDDEN', { value: what });
+    }
+    // browser pages
+    const creds = pages.credentials(rn);
+    if (!creds.password && !creds.digestRealm) {
+      if (rule === 'page' || local) {
+        markAdmitted(req, rn, local ? 'instance' : 'register');
+        return undefined;
+      }
+      return new FiscalError(instance ? '#INSTANCE_ONLY' : '#FORBIDDEN', { value: what });
+    }
+    const { level, stale } = await levelOf(req, query, rn, instance, false);
+    if (level) {
+      if (presented) throttle.succeeded(address);
+      markAdmitted(req, rn, level);
+      return undefined;
+    }
+    if (presented && !stale) throttle.failed(address);
+    const checked = pages.challenges(rn, stale);
+    req.log.info({ route: what, ip: address }, 'page refused: no valid credentials');
+    // several challenges are several header lines (a browser picks the strongest it knows)
+    res.header('www-authenticate', checked.challenges);
+    res.header('cache-control', 'no-store');
+    return new FiscalError('#UNAUTHORIZED', { value: what, realm: checked.realm });
   }
+
+  return { throttle };
 }

@@ -50,6 +50,17 @@ export function checkRegisterScope(ctx: ServiceContext, scope: TokenScope, rn: s
   if (taxId && taxId !== scope.taxId) throw outOfScope(scope, `register ${rn} belongs to TaxId ${taxId}; nothing was done`);
 }
 
+/**
+ * The registers a token may see listed (/state): in Multi POS its own, else those whose profile names its
+ * TaxId. Stricter than checkRegisterScope, which lets a register without any TaxId be used: a list names
+ * registers the tenant did not ask for.
+ */
+export function visibleTo(ctx: ServiceContext, scope: TokenScope): (rn: string) => boolean {
+  const own = ownRegister(scope);
+  if (ctx.profiles.multiPos()) return (rn) => rn === own;
+  return (rn) => ctx.profiles.effective(rn).TaxId === scope.taxId;
+}
+
 /** Called by the pipeline before anything is created or registered. */
 export function checkTransactionScope(ctx: ServiceContext, scope: TokenScope, rn: string, doc: Doc): void {
   checkRegisterScope(ctx, scope, rn);
