@@ -44,7 +44,8 @@ export interface RegisterRequest {
   scope?: TokenScope | undefined;
 }
 
-const ROOTS = ['Tra', 'TraS', 'TraU', 'TraV', 'Audit'];
+/** The roots of a request (POST /register, a `.req` file, a UDP datagram). */
+export const REQUEST_ROOTS: readonly string[] = ['Tra', 'TraS', 'TraU', 'TraV', 'Audit'];
 
 /** The next automatic TN of TL/TT in a year: one more than the last, 1 in a new year. */
 export function nextTn(state: RegisterState, tl: string, tt: string, year: number): string {
@@ -593,7 +594,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       ({ doc, rn } = await build(given));
     } else {
       doc = decodeBody(req.text, req.contentType, 'Tra, TraS or Audit');
-      if (!ROOTS.includes(doc.root)) throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: ROOTS.join(', ') });
+      if (!REQUEST_ROOTS.includes(doc.root)) throw new FiscalError('#UNKNOWN_ROOT', { field: doc.root, expected: REQUEST_ROOTS.join(', ') });
       const esrIn = doc.body.ESR;
       rn = doc.root === 'Audit' ? rnOfQuery(ctx, req.query) : rnOfTransaction(ctx, typeof esrIn === 'object' && !Array.isArray(esrIn) ? esrIn : undefined, req.query);
     }

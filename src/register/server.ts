@@ -160,8 +160,8 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     // after the answer to POST /profile: it is still in flight on the old server, which lets it finish
     setImmediate(() => void listener.move(target).catch((e: unknown) => logger?.error({ err: e }, 'the listener could not move')));
   };
-  // the file interface (req/ and res/) and UDP, after the listener: UDP takes its port
-  const interfaces = await startInterfaces(ctx, { ...listenOptions, httpPort: http ? listener.port : undefined }, logger);
+  // the file interface (req/ and res/) and UDP (when UdpServer_Port is set), after the listener
+  const interfaces = await startInterfaces(ctx, listenOptions, logger);
   logger?.info({ type: 'START_EFR', port: listener.port, https: tls.https, dataDir: options.dataDir, version: ctx.version }, 'register service started');
   // daily tasks (the German TSE's self test and backups); unref'd: they never keep the process alive
   const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled TSE or backup task failed; tried again in an hour');

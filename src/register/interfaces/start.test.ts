@@ -6,14 +6,14 @@ import { fileFolder, udpTarget } from './start.js';
 
 const def = (attributes: string) => settingsOf(parseAttributes(attributes));
 
-test('UDP: UdpServer_Port, else HttpServer_Port, else --port, else the port the HTTP listener got; the HTTP host', () => {
-  assert.deepEqual(udpTarget(def(''), { port: 5618 }), { port: 5618, host: '0.0.0.0' });
+test('UDP: only on UdpServer_Port (1-65535), never by default on the HTTP port; the HTTP host', () => {
+  assert.equal(udpTarget(def(''), { port: 5618 }), undefined, 'no UdpServer_Port: no UDP');
+  assert.equal(udpTarget(def('HttpServer_Port=8080'), { port: 5618 }), undefined, 'the HTTP port alone opens no UDP');
   assert.deepEqual(udpTarget(def('UdpServer_Port=5620'), { port: 5618, host: '::' }), { port: 5620, host: '::' });
-  assert.deepEqual(udpTarget(def('HttpServer_Port=8080'), { port: 5618 }), { port: 8080, host: '0.0.0.0' });
   assert.deepEqual(udpTarget(def('HttpServer_Port=8080 UdpServer_Port=9000'), { port: 5618 }), { port: 9000, host: '0.0.0.0' });
-  assert.deepEqual(udpTarget(def(''), { port: 0, host: '127.0.0.1', httpPort: 40123 }), { port: 40123, host: '127.0.0.1' });
-  for (const bad of ['0', '65536', 'udp', '-1']) assert.equal(udpTarget(def(`UdpServer_Port=${bad}`), { port: 5618 }).port, 5618, bad);
-  assert.equal(udpTarget(def('HttpServer_IPv4'), { port: 1, host: '::' }).host, '0.0.0.0', 'HttpServer_IPv4 as for HTTP');
+  assert.deepEqual(udpTarget(def('UdpServer_Port=5618'), { port: 5618, host: '127.0.0.1' }), { port: 5618, host: '127.0.0.1' }, 'the HTTP port when named');
+  for (const bad of ['0', '65536', 'udp', '-1', '']) assert.equal(udpTarget(def(`UdpServer_Port=${bad}`), { port: 5618 }), undefined, bad);
+  assert.equal(udpTarget(def('HttpServer_IPv4 UdpServer_Port=9000'), { port: 1, host: '::' })?.host, '0.0.0.0', 'HttpServer_IPv4 as for HTTP');
 });
 
 test('file interface folder: the data folder, or FileWatch_path (relative to the data folder) as a network folder', () => {

@@ -2,10 +2,13 @@
  * Starts the interfaces besides HTTP, as the `def` profile says at start:
  * - the file interface when `req/` and `res/` exist in the data folder, or in the folder FileWatch_path
  *   names (relative to the data folder; a network folder: polled every 300 ms);
- * - UDP on the HTTP port (or UdpServer_Port), on the HTTP listener's host, unless UdpServer_disable is
- *   set, the instance is a cloud instance (UDP carries no access token), or client certificates are
- *   required (`<data>/cer/client` exists: a datagram carries no certificate). When client certificates
- *   become required while the service runs (POST /cer/ca), the UDP socket is closed.
+ * - UDP only when UdpServer_Port is set (profile attribute of `def` or its environment preset), on that
+ *   port and the HTTP listener's host, unless UdpServer_disable is set, the instance is a cloud instance
+ *   (UDP carries no access token), or client certificates are required (`<data>/cer/client` exists: a
+ *   datagram carries no certificate). UDP answers a forged sender address, so it is off until an
+ *   operator asks for it. UdpServer_Port set, changed or removed by POST /profile opens, moves or closes
+ *   the socket. When client certificates become required while the service runs (POST /cer/ca), the UDP
+ *   socket is closed and stays closed until the next start.
  */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -21,8 +24,6 @@ export interface InterfaceOptions {
   /** the HTTP listener's options (`--port`, `--host`) */
   port: number;
   host?: string | undefined;
-  /** the port the HTTP listener got (when port 0 was asked for); absent without HTTP listener */
-  httpPort?: number | undefined;
   /** limits and timing of the file interface (tests) */
   file?: Omit<FileInterfaceOptions, 'folder' | 'polling'>;
   /** limits of UDP (tests) */
@@ -31,7 +32,8 @@ export interface InterfaceOptions {
 
 export interface RunningInterfaces {
   file?: FileInterface;
-  udp?: UdpInterface;
+  /** the UDP socket open now (it opens and closes with UdpServer_Port) */
+  readonly udp: UdpInterface | undefined;
   close(): Promise<void>;
 }
 
@@ -61,18 +63,111 @@ export function clientCertificatesRequired(ctx: ServiceContext): boolean {
 
 const NO_UDP_CERTIFICATES = 'client certificates are required (the folder cer/client exists): no UDP interface (a datagram carries no certificate)';
 
-/** Where UDP listens: UdpServer_Port, else the HTTP port; the HTTP listener's host. */
-export function udpTarget(def: Settings, options: InterfaceOptions): ListenTarget {
-  const http = listenTarget(def, options);
-  const text = def.raw.get('udpserver_port');
-  const own = text !== undefined && /^\d{1,5}$/.test(text) && Number(text) >= 1 && Number(text) <= 65535 ? Number(text) : undefined;
-  return { host: http.host, port: own ?? (http.port !== 0 ? http.port : (options.httpPort ?? 0)) };
+/** UdpServer_Port as a port number; undefined when it is not set or is no port 1-65535. */
+export function udpPort(def: Settings): number | undefined {
+  const text = def.raw.get('udpserver_port')?.trim();
+  return text !== undefined && /^\d{1,5}$/.test(text) && Number(text) >= 1 && Number(text) <= 65535 ? Number(text) : undefined;
+}
+
+/** Where UDP listens: UdpServer_Port on the HTTP listener's host; undefined (no UDP) without UdpServer_Port. */
+export function udpTarget(def: Settings, options: InterfaceOptions): ListenTarget | undefined {
+  const port = udpPort(def);
+  return port === undefined ? undefined : { host: listenTarget(def, options).host, port };
+}
+
+/**
+ * The UDP socket as the `def` profile asks for it: opened when UdpServer_Port is set, moved when it changes,
+ * closed when it is removed. One change at a time, in the order they came.
+ */
+class UdpControl {
+  private udp: UdpInterface | undefined;
+  /** closed, or client certificates became required: no UDP until the next start */
+  private done = false;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly options: InterfaceOptions,
+    private readonly logger: LogSink | undefined,
+  ) {}
+
+  private run(step: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(step);
+    this.queue = next.catch((e: unknown) => this.logger?.error({ type: 'UDP', err: e }, 'UDP interface change failed'));
+    return next;
+  }
+
+  get current(): UdpInterface | undefined {
+    return this.udp;
+  }
+
+  /** Opens, moves or closes the socket as UdpServer_Port now says; `atStart` says so in the log when it stays off. */
+  apply(atStart = false): Promise<void> {
+    return this.run(async () => {
+      if (this.done) return;
+      const def = this.ctx.profiles.settings('def');
+      const target = udpTarget(def, this.options);
+      const udp = this.udp;
+      if (!target) {
+        const text = def.raw.get('udpserver_port');
+        if (text !== undefined) this.logger?.warn({ type: 'UDP', value: text }, `UdpServer_Port "${text}" is no port number (1-65535); no UDP interface`);
+        if (udp) {
+          this.udp = undefined;
+          await udp.close();
+          this.logger?.info({ type: 'UDP' }, 'UdpServer_Port removed: the UDP socket is closed');
+        } else if (text === undefined && atStart) {
+          this.logger?.info({ type: 'UDP' }, 'UdpServer_Port not set: no UDP interface');
+        }
+        return;
+      }
+      if (udp) {
+        await udp.move(target);
+        return;
+      }
+      const opened = new UdpInterface(this.ctx, this.options.udp, this.logger);
+      try {
+        await opened.listen(target);
+        // stopped while the socket was being opened
+        if (this.done) await opened.close();
+        else this.udp = opened;
+      } catch (e) {
+        await opened.close();
+        this.logger?.error({ type: 'UDP', err: e, host: target.host, port: target.port }, `cannot open UDP ${target.host} port ${target.port}; no UDP interface`);
+      }
+    });
+  }
+
+  get stopped(): boolean {
+    return this.done;
+  }
+
+  /** Client certificates are now required: the socket closes at once and nothing opens it again. */
+  stop(): Promise<void> {
+    this.done = true;
+    const udp = this.udp;
+    this.udp = undefined;
+    // close() says so at once: no datagram is taken from then on, even while a move waits in the queue
+    const closing = udp?.close() ?? Promise.resolve();
+    return this.run(() => closing);
+  }
+
+  async close(): Promise<void> {
+    this.done = true;
+    await this.queue;
+    const udp = this.udp;
+    this.udp = undefined;
+    await udp?.close();
+  }
 }
 
 export async function startInterfaces(ctx: ServiceContext, options: InterfaceOptions, logger?: LogSink): Promise<RunningInterfaces> {
+  let udp: UdpControl | undefined;
   const running: RunningInterfaces = {
+    get udp() {
+      return udp?.current;
+    },
     async close() {
-      await Promise.all([running.file?.close(), running.udp?.close()]);
+      await Promise.all([running.file?.close(), udp?.close()]);
     },
   };
   try {
@@ -96,30 +191,23 @@ export async function startInterfaces(ctx: ServiceContext, options: InterfaceOpt
     } else if (ctx.cloud) {
       logger?.info({ type: 'UDP' }, 'cloud instance: no UDP interface (a datagram carries no access token)');
     } else if (clientCertificatesRequired(ctx)) {
-      logger?.warn({ type: 'UDP', folder: clientDir(ctx.dataDir) }, NO_UDP_CERTIFICATES);
+      if (udpPort(def) !== undefined) logger?.warn({ type: 'UDP', folder: clientDir(ctx.dataDir) }, NO_UDP_CERTIFICATES);
     } else {
-      const udp = new UdpInterface(ctx, options.udp, logger);
-      try {
-        await udp.listen(udpTarget(ctx.profiles.settings('def'), options));
-        running.udp = udp;
-        // HttpServer_Port or UdpServer_Port changed by POST /profile: UDP follows the HTTP listener
-        const previous = ctx.listenerSettingsChanged;
-        ctx.listenerSettingsChanged = () => {
-          previous?.();
-          setImmediate(() => void udp.move(udpTarget(ctx.profiles.settings('def'), options)).catch(() => undefined));
-        };
-        // cer/client made while running (POST /cer/ca): no datagram is taken from then on (close() says so at once)
-        let stopped = false;
-        ctx.tls?.clientTrust.onChange(() => {
-          if (stopped || !clientCertificatesRequired(ctx)) return;
-          stopped = true;
-          logger?.warn({ type: 'UDP', folder: clientDir(ctx.dataDir) }, `${NO_UDP_CERTIFICATES}; the UDP socket is closed`);
-          void udp.close().catch(() => undefined);
-        });
-      } catch (e) {
-        const t = udpTarget(ctx.profiles.settings('def'), options);
-        logger?.error({ type: 'UDP', err: e, host: t.host, port: t.port }, `cannot open UDP ${t.host} port ${t.port}; no UDP interface`);
-      }
+      const control = new UdpControl(ctx, options, logger);
+      udp = control;
+      await control.apply(true);
+      // HttpServer_IPv4 or UdpServer_Port changed by POST /profile: after its answer, as the HTTP listener
+      const previous = ctx.listenerSettingsChanged;
+      ctx.listenerSettingsChanged = () => {
+        previous?.();
+        setImmediate(() => void control.apply().catch(() => undefined));
+      };
+      // cer/client made while running (POST /cer/ca): no datagram is taken from then on
+      ctx.tls?.clientTrust.onChange(() => {
+        if (control.stopped || !clientCertificatesRequired(ctx)) return;
+        if (control.current) logger?.warn({ type: 'UDP', folder: clientDir(ctx.dataDir) }, `${NO_UDP_CERTIFICATES}; the UDP socket is closed`);
+        void control.stop().catch(() => undefined);
+      });
     }
   } catch (e) {
     await running.close();

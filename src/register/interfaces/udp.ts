@@ -4,17 +4,24 @@
  * A request larger than the limit is refused RC BAD #TOO_LARGE naming it. Beyond 64 requests in hand,
  * datagrams are dropped, as a busy UDP service does: the POS repeats, and a repeat with its TN is
  * answered #DUPLICATE by the pipeline if the first one was registered.
+ *
+ * A datagram's sender address can be forged, so a refusal (RC BAD: garbage, a few bytes, a document
+ * that is no request, a request too broken to register) goes out only when it is no larger than the
+ * datagram itself: such a datagram is never a way to make the service send more bytes to a victim than
+ * the attacker sent. A real request is hundreds of bytes, and its refusal fits; a stray byte or `<Tra/>`
+ * gets nothing. What was registered (RC OK) or could not be for a while (RC NO) is answered whole.
  */
 import { type RemoteInfo, type Socket, createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { FiscalError } from '../../shared/errors.js';
-import { bodyFormat } from '../codec/index.js';
+import { bodyFormat, decodeBody, obj, str } from '../codec/index.js';
+import { REQUEST_ROOTS } from '../pipeline.js';
 import type { ServiceContext } from '../context.js';
 import type { ListenTarget } from '../listener.js';
-import { failureOf, failureReply } from '../respond.js';
+import { type Reply, failureOf, failureReply } from '../respond.js';
 import type { LogSink } from '../security/tls-runtime.js';
 import { MAX_DATAGRAM, fitDatagram } from './datagram.js';
-import { readRequestText, registerText } from './request-text.js';
+import { type TextRequest, readRequestText, registerText } from './request-text.js';
 
 export interface UdpOptions {
   /** largest request and answer (bytes) */
@@ -31,6 +38,7 @@ export class UdpInterface {
   private readonly maxInFlight: number;
   private closed = false;
   private dropped = 0;
+  private unanswered = 0;
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
@@ -108,21 +116,34 @@ export class UdpInterface {
       return;
     }
     const run = this.answer(msg)
-      .then((answer) => this.send(socket, answer, rinfo))
+      .then((answer) => (answer ? this.send(socket, answer, rinfo) : undefined))
       .catch((e: unknown) => this.log?.error({ type: 'UDP', err: e, from: rinfo.address }, 'UDP request not answered'))
       .finally(() => this.inflight.delete(run));
     this.inflight.add(run);
   }
 
-  private async answer(msg: Buffer): Promise<Buffer> {
+  /** The answer datagram; undefined when none goes out (a refusal larger than the datagram it refuses). */
+  private async answer(msg: Buffer): Promise<Buffer | undefined> {
     const lang = this.ctx.registers.lang(this.ctx.registers.get('def'));
     if (msg.length > this.maxDatagram) {
       // the start is enough to tell the format the POS speaks
       const format = bodyFormat(undefined, msg.subarray(0, 64).toString('utf8').replace(/^\uFEFF/, ''));
-      return Buffer.from(failureReply(format, 'TraC', failureOf(new FiscalError('#TOO_LARGE', { value: this.maxDatagram }), lang), false).body, 'utf8');
+      return this.noLarger(msg, Buffer.from(failureReply(format, 'TraC', failureOf(new FiscalError('#TOO_LARGE', { value: this.maxDatagram }), lang), false).body, 'utf8'));
     }
-    const reply = await registerText(this.ctx, readRequestText(msg.toString('utf8')));
-    return fitDatagram(reply, this.maxDatagram);
+    const request = readRequestText(msg.toString('utf8'));
+    const reply = await registerText(this.ctx, request);
+    const bytes = fitDatagram(reply, this.maxDatagram);
+    return isRequest(request) && !refused(reply) ? bytes : this.noLarger(msg, bytes);
+  }
+
+  /** A refusal, when it is no larger than the datagram it refuses. */
+  private noLarger(msg: Buffer, answer: Buffer): Buffer | undefined {
+    if (answer.length <= msg.length) return answer;
+    this.unanswered += 1;
+    if (this.unanswered === 1 || this.unanswered % 1000 === 0) {
+      this.log?.warn({ type: 'UDP', unanswered: this.unanswered, bytes: msg.length }, 'UDP datagrams refused without an answer: the refusal (RC BAD) would be larger than the datagram');
+    }
+    return undefined;
   }
 
   private send(socket: Socket, data: Buffer, rinfo: RemoteInfo): Promise<void> {
@@ -137,5 +158,21 @@ export class UdpInterface {
     const socket = this.socket;
     this.socket = undefined;
     if (socket) await new Promise<void>((resolve) => socket.close(() => resolve()));
+  }
+}
+
+/** A JSON or XML document with a root the pipeline registers. */
+function isRequest(request: TextRequest): boolean {
+  return request.doc !== undefined && REQUEST_ROOTS.includes(request.doc.root);
+}
+
+/** RC BAD: nothing was registered, and the request as sent will never be. */
+function refused(reply: Reply): boolean {
+  try {
+    const result = obj(decodeBody(reply.body, reply.contentType, 'TraC').body, 'Result');
+    return result !== undefined && str(result, 'RC') === 'BAD';
+  } catch {
+    // the service's own answer always decodes; an answer that does not is treated as a refusal
+    return true;
   }
 }
