@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { ManualClock } from '../src/shared/clock.js';
 import { type RunningService, startService } from '../src/register/server.js';
 import { ROUTES, unlistedRoutes } from '../src/register/security/route-access.js';
 import { ROOT, type TestService, post, sale, startTestService, tempDir } from './helpers.js';
+import { basic, digestAuth, digestChallengeOf, md5 } from './http-auth.js';
 
 const run = promisify(execFile);
 
@@ -65,27 +66,9 @@ function call(url: string, options: { method?: string; headers?: Record<string, 
   });
 }
 
-const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-const md5 = (s: string): string => createHash('md5').update(s).digest('hex');
-
 /** The parameters of the Digest challenge among the WWW-Authenticate lines. */
 function digestChallenge(a: Answer): Record<string, string> {
-  const lines = ([] as string[]).concat(a.headers['www-authenticate'] ?? []);
-  const line = lines.find((l) => l.startsWith('Digest '));
-  assert.ok(line, `a Digest challenge in ${JSON.stringify(lines)}`);
-  const out: Record<string, string> = {};
-  for (const m of line.slice(7).matchAll(/(\w+)=(?:"([^"]*)"|([^,\s]+))/g)) out[m[1] as string] = m[2] ?? m[3] ?? '';
-  return out;
-}
-
-/** The client side of RFC 2617 (qop=auth, MD5). */
-function digestAuth(o: { user: string; password: string; realm: string; nonce: string; opaque?: string; method: string; uri: string; nc: number; cnonce?: string }): string {
-  const nc = o.nc.toString(16).padStart(8, '0');
-  const cnonce = o.cnonce ?? randomBytes(8).toString('hex');
-  const ha1 = md5(`${o.user}:${o.realm}:${o.password}`);
-  const ha2 = md5(`${o.method}:${o.uri}`);
-  const response = md5(`${ha1}:${o.nonce}:${nc}:${cnonce}:auth:${ha2}`);
-  return `Digest username="${o.user}", realm="${o.realm}", nonce="${o.nonce}", uri="${o.uri}", algorithm=MD5, qop=auth, nc=${nc}, cnonce="${cnonce}", response="${response}"${o.opaque ? `, opaque="${o.opaque}"` : ''}`;
+  return digestChallengeOf(([] as string[]).concat(a.headers['www-authenticate'] ?? []));
 }
 
 function json(a: Answer): any {

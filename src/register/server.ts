@@ -106,6 +106,7 @@ export async function openContext(dataDir: string, clock: Clock = systemClock, e
     startedAt: Date.now(),
     version: packageVersion(),
     envSettings: settings,
+    ...(env.EFR_HOSTS ? { allowedHosts: env.EFR_HOSTS } : {}),
   };
 }
 

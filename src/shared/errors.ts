@@ -356,7 +356,7 @@ const defs = {
     },
   },
   '#TOO_MANY_ATTEMPTS': {
-    rc: 'NO', status: 429,
+    rc: 'BAD', status: 429,
     msg: {
       en: 'Too many failed password attempts from this address; try again in {seconds} s',
       de: 'Zu viele falsche Passwörter von dieser Adresse; erneut versuchen in {seconds} s',

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { applyQueryScope } from './token-scope.js';
+import { markOperatorCandidate, passwordOf } from './local-or-password.js';
 import { ACTIVATION_KEY } from '../recorder/recorder.js';
 import { postJson } from '../recorder/portal-client.js';
 import { ApiKeys } from './api-keys.js';
@@ -76,6 +77,12 @@ export function cloudTokenHook(app: FastifyInstance, ctx: ServiceContext): void 
     if (req.method === 'OPTIONS') return;
     if (req.routeOptions.url === '/auth/token') return;
     const m = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)[ ]*$/i.exec(req.headers.authorization ?? '');
+    // the operator's way in without a tenant's token: the instance password (query or HTTP Basic), which the
+    // access hook then requires on every route, open ones too (and throttles like any password)
+    if (!m && passwordOf(req, (req.query ?? {}) as Record<string, string>) !== undefined) {
+      markOperatorCandidate(req);
+      return undefined;
+    }
     if (!m) return invalidToken(res, req.headers.authorization ? 'the Authorization header is not a bearer token' : 'an access token is required (Authorization: Bearer); get one at POST /auth/token');
     const checked = await tokens.verifyAccess(m[1] as string);
     if ('invalid' in checked) return invalidToken(res, checked.invalid);

@@ -161,6 +161,17 @@ export function markAdmitted(req: FastifyRequest, rn: string, level: CredentialL
   admitted.set(req, { rn, level });
 }
 
+/** Cloud requests without a bearer token that carry a password: only the instance password lets them in. */
+const operatorCandidates = new WeakSet<FastifyRequest>();
+
+export function markOperatorCandidate(req: FastifyRequest): void {
+  operatorCandidates.add(req);
+}
+
+export function isOperatorCandidate(req: FastifyRequest): boolean {
+  return operatorCandidates.has(req);
+}
+
 export function markCrossSite(req: FastifyRequest): void {
   crossSite.add(req);
 }

@@ -1,8 +1,8 @@
 /**
  * Failed password attempts, counted per client address, so that a password cannot be guessed at the speed
- * of the network. The first FREE_FAILURES failures of an address cost nothing (a mistyped password); each
- * further one blocks the address for twice as long as the one before (1 s, 2 s, 4 s ... at most
- * MAX_BLOCK_MS). While blocked, every request of that address that carries credentials is answered 429 with
+ * of the network. An address may fail FREE_FAILURES times in a row (a mistyped password); then it waits
+ * FIRST_BLOCK_MS before its next attempt, and each further failure doubles the wait (1 s, 2 s, 4 s ... at
+ * most MAX_BLOCK_MS). While blocked, every request of that address that carries credentials is answered 429 with
  * `Retry-After`, the right password too: otherwise guessing would simply go on. A success clears the count,
  * and an address that stays quiet for FORGET_MS is forgotten.
  *
@@ -66,7 +66,7 @@ export class LoginThrottle {
     e.failures += 1;
     e.last = now;
     const over = e.failures - FREE_FAILURES;
-    if (over > 0) e.blockedUntil = now + Math.min(MAX_BLOCK_MS, FIRST_BLOCK_MS * 2 ** Math.min(over - 1, 30));
+    if (over >= 0) e.blockedUntil = now + Math.min(MAX_BLOCK_MS, FIRST_BLOCK_MS * 2 ** Math.min(over, 30));
     // re-inserted: the map's order is the order of last failure, the oldest is evicted first
     this.clients.delete(key);
     this.clients.set(key, e);

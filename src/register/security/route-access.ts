@@ -31,7 +31,7 @@ import { formatOf, send } from '../routes/http.js';
 import { rnOfQuery } from '../register-number.js';
 import { corsPolicy } from './cors.js';
 import { HtdigestFile, htdigestPath } from './htdigest.js';
-import { type CredentialLevel, isInstancePassword, isOwnPassword, markAdmitted, markCrossSite, passwordOf, passwordHashes, trustedLocal } from './local-or-password.js';
+import { type CredentialLevel, isInstancePassword, isOperatorCandidate, isOwnPassword, markAdmitted, markCrossSite, passwordOf, passwordHashes, trustedLocal } from './local-or-password.js';
 import { LoginThrottle } from './login-throttle.js';
 import { PageAuth } from './page-auth.js';
 import { configuredHosts, hostAllowed, judgeCrossSite } from './request-origin.js';
@@ -193,7 +193,9 @@ export function accessRn(ctx: ServiceContext, query: Readonly<Record<string, str
 }
 
 /** The rule that applies to this request, and whether it acts on the whole instance. */
-function ruleOf(ctx: ServiceContext, entry: RouteEntry, query: Readonly<Record<string, string>>): { rule: AccessRule; instance: boolean } {
+function ruleOf(ctx: ServiceContext, req: FastifyRequest, entry: RouteEntry, query: Readonly<Record<string, string>>): { rule: AccessRule; instance: boolean } {
+  // the cloud operator without a tenant's token: the instance password on every route
+  if (ctx.cloud && isOperatorCandidate(req)) return { rule: 'local-or-password', instance: true };
   const opened = entry.openWith !== undefined && query[entry.openWith] !== undefined;
   // a cloud instance serves many companies: what spans all of them is the operator's
   if (ctx.cloud && (entry.cloudInstance || opened)) return { rule: 'local-or-password', instance: true };
@@ -244,7 +246,7 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { th
     // no route: the 404 handler answers
     if (!entry) return undefined;
     const query = (req.query ?? {}) as Readonly<Record<string, string>>;
-    const { rule, instance } = ruleOf(ctx, entry, query);
+    const { rule, instance } = ruleOf(ctx, req, entry, query);
     const rn = instance ? 'def' : accessRn(ctx, query);
     const what = `${req.method} ${req.routeOptions.url ?? ''}`;
     const refusal = originRefusal(req, query, rule, what) ?? (await admit(req, res, entry, rule, instance, query, rn, what)) ?? tooLarge(req);
