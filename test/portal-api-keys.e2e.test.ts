@@ -47,12 +47,12 @@ describe('company API keys', () => {
     const reader = await portal.client([{ entityId: c.id, permission: 'ReadCompany' }]);
     const manager = await portal.client([{ entityId: c.id, permission: 'ManageCompany' }]);
 
-    // permissions: a reader may not make or revoke keys, nobody without a grant may list them
+    // permissions: a reader may not make or revoke keys; to a client without a grant on it the company is not found
     const denied = await portal.call('POST', `/api/v1/companies/${c.id}/apiKeys`, { name: 'cloud' }, reader.token);
     assert.equal(denied.status, 403, denied.text);
     assert.equal(denied.json.success, false);
-    assert.equal((await portal.call('GET', `/api/v1/companies/${other.id}/apiKeys`, undefined, manager.token)).status, 403);
-    assert.equal((await portal.call('POST', `/api/v1/companies/${other.id}/apiKeys`, {}, manager.token)).status, 403);
+    assert.equal((await portal.call('GET', `/api/v1/companies/${other.id}/apiKeys`, undefined, manager.token)).status, 404);
+    assert.equal((await portal.call('POST', `/api/v1/companies/${other.id}/apiKeys`, {}, manager.token)).status, 404);
     assert.equal((await portal.call('GET', `/api/v1/companies/${c.id}/apiKeys`, undefined, null)).status, 401);
     assert.equal((await portal.call('POST', '/api/v1/companies/999999/apiKeys', {}, manager.token)).status, 404);
 

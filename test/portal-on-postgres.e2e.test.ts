@@ -7,6 +7,7 @@ process.env.EFR_TEST_PG ||= 'postgres://postgres@127.0.0.1:5432/test';
 
 await import('./portal-entities.e2e.test.js');
 await import('./portal-permissions.e2e.test.js');
+await import('./portal-foreign-ids.e2e.test.js');
 await import('./portal-deactivation.e2e.test.js');
 await import('./portal-search.e2e.test.js');
 await import('./portal-review.e2e.test.js');

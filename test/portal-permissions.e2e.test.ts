@@ -1,6 +1,7 @@
 /**
  * Permissions of the portal over real HTTP (issue 10, point 3): API clients with grants on one entity can act on it
- * and below, nowhere else; searches return only what the caller may read; bearer tokens are required everywhere.
+ * and below, nowhere else; what no grant covers is answered 404 like an unknown id, 403 is for what the caller
+ * sees but may not do; searches return only what the caller may read; bearer tokens are required everywhere.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,36 +63,43 @@ describe(`portal permissions (${STORE_NAME})`, () => {
     assert.equal(await status('GET', '/api/v1/registers/RN-A1', t), 200);
   });
 
-  test('... but cannot read or change another company, nor its parent organization', async () => {
+  test('... but cannot read or change another company, nor its parent organization: they are not found for it', async () => {
     const t = manager.token;
-    const denied = async (method: 'GET' | 'POST' | 'PUT', path: string, body?: object): Promise<void> => {
+    const hidden = async (method: 'GET' | 'POST' | 'PUT', path: string, body?: object): Promise<void> => {
+      const r = await p.call(method, path, body, t);
+      assert.equal(r.status, 404, `${method} ${path}: ${r.text}`);
+      assert.equal(r.json.success, false);
+      assert.equal(r.json.errorCode, 'NOT_FOUND');
+      assert.match(r.json.errorMessage, /not found/);
+    };
+    const denied = async (method: 'POST', path: string, body?: object): Promise<void> => {
       const r = await p.call(method, path, body, t);
       assert.equal(r.status, 403, `${method} ${path}: ${r.text}`);
-      assert.equal(r.json.success, false);
       assert.equal(r.json.errorCode, 'FORBIDDEN');
-      assert.match(r.json.errorMessage, /permission/);
+      assert.match(r.json.errorMessage, /permission ManageCompany on entity \d+/);
     };
     // sibling company and its location
-    await denied('GET', `/api/v1/companies/${compA2}`);
-    await denied('PUT', `/api/v1/companies/${compA2}`, company(orgA, { name: 'Taken over', taxId: undefined }));
-    await denied('GET', `/api/v1/locations/${locA2}`);
-    await denied('PUT', `/api/v1/locations/${locA2}`, location(compA2, { locationIdentification: 'A2' }));
-    await denied('POST', '/api/v1/locations', location(compA2, { locationIdentification: 'X' }));
-    await denied('POST', `/api/v1/companies/${compA2}/deactivate`);
-    await denied('POST', `/api/v1/locations/${locA2}/deactivate`);
-    await denied('POST', '/api/v1/contacts', { companyId: compA2, contactName: 'Eve', emailAddress: 'eve@a2.at', contactType: 'InvoiceContact' });
-    await denied('GET', `/api/v1/companies/${compA2}/contacts`);
-    await denied('GET', `/api/v1/companies/${compA2}/notifications`);
+    await hidden('GET', `/api/v1/companies/${compA2}`);
+    await hidden('PUT', `/api/v1/companies/${compA2}`, company(orgA, { name: 'Taken over', taxId: undefined }));
+    await hidden('GET', `/api/v1/locations/${locA2}`);
+    await hidden('PUT', `/api/v1/locations/${locA2}`, location(compA2, { locationIdentification: 'A2' }));
+    await hidden('POST', `/api/v1/companies/${compA2}/deactivate`);
+    await hidden('POST', `/api/v1/locations/${locA2}/deactivate`);
+    await hidden('POST', '/api/v1/contacts', { companyId: compA2, contactName: 'Eve', emailAddress: 'eve@a2.at', contactType: 'InvoiceContact' });
+    await hidden('GET', `/api/v1/companies/${compA2}/contacts`);
+    await hidden('GET', `/api/v1/companies/${compA2}/notifications`);
     // the parent organization, the root, another organization's company
-    await denied('GET', `/api/v1/organizations/${orgA}`);
-    await denied('PUT', `/api/v1/organizations/${orgA}`, { name: 'Org A' });
+    await hidden('GET', `/api/v1/organizations/${orgA}`);
+    await hidden('PUT', `/api/v1/organizations/${orgA}`, { name: 'Org A' });
+    await hidden('GET', `/api/v1/organizations/${p.rootId}`);
+    await hidden('GET', `/api/v1/companies/${compB1}`);
+    // registers of other companies
+    await hidden('GET', '/api/v1/registers/RN-A2');
+    await hidden('POST', '/api/v1/registers/RN-A2/deactivate');
+    // a parent in the body: refused as an unknown parent is (403 naming the entity), not as the organization it is
+    await denied('POST', '/api/v1/locations', location(compA2, { locationIdentification: 'X' }));
     await denied('POST', '/api/v1/companies', company(orgA, { name: 'New under A' }));
     await denied('POST', '/api/v1/organizations', org(orgA));
-    await denied('GET', `/api/v1/organizations/${p.rootId}`);
-    await denied('GET', `/api/v1/companies/${compB1}`);
-    // registers of other companies
-    await denied('GET', '/api/v1/registers/RN-A2');
-    await denied('POST', '/api/v1/registers/RN-A2/deactivate');
     // nothing changed
     assert.equal((await p.call('GET', `/api/v1/companies/${compA2}`)).json.company.name, 'Company A2');
     assert.equal((await p.call('GET', `/api/v1/companies/${compA2}`)).json.company.state, 'Productive');
@@ -105,15 +113,18 @@ describe(`portal permissions (${STORE_NAME})`, () => {
     assert.equal(await status('PUT', `/api/v1/companies/${compA2}`, reader.token, company(orgA, { name: 'XY', taxId: undefined })), 403);
     assert.equal(await status('POST', `/api/v1/companies/${compA2}/deactivate`, reader.token), 403);
     assert.equal(await status('POST', '/api/v1/contacts', reader.token, { companyId: compA2, contactName: 'Eve', emailAddress: 'eve@a2.at', contactType: 'InvoiceContact' }), 403);
-    assert.equal(await status('GET', `/api/v1/organizations/${orgB}`, reader.token), 403);
-    assert.equal(await status('GET', `/api/v1/organizations/${p.rootId}`, reader.token), 403);
-    // ReadCompany is no ReadRegister
+    // outside the grant: not found
+    assert.equal(await status('GET', `/api/v1/organizations/${orgB}`, reader.token), 404);
+    assert.equal(await status('GET', `/api/v1/organizations/${p.rootId}`, reader.token), 404);
+    // ReadCompany is no ReadRegister: the register of a company it reads is seen (its notifications name it), but not readable
     assert.equal(await status('GET', '/api/v1/registers/RN-A1', reader.token), 403);
+    assert.equal(await status('GET', '/api/v1/registers/RN-B1', reader.token), 404);
     // ReadRegister reads the register, but not the company, and cannot discharge
     assert.equal(await status('GET', '/api/v1/registers/RN-A1', registerReader.token), 200);
-    assert.equal(await status('GET', '/api/v1/registers/RN-A2', registerReader.token), 403);
+    assert.equal(await status('GET', '/api/v1/registers/RN-A2', registerReader.token), 404);
     assert.equal(await status('POST', '/api/v1/registers/RN-A1/deactivate', registerReader.token), 403);
     assert.equal(await status('GET', `/api/v1/companies/${compA1}`, registerReader.token), 403);
+    assert.equal(await status('GET', `/api/v1/companies/${compA2}`, registerReader.token), 404);
   });
 
   test('searches return only readable entities', async () => {

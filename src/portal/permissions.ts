@@ -3,6 +3,11 @@
  * it (its path is a prefix of theirs). ManageCompany implies ReadCompany and ManageRegister implies
  * ReadRegister; company and register permissions are independent of each other. Registers are judged by the
  * path of their owning company.
+ *
+ * An entity no grant of the caller covers is, to that caller, one that does not exist: the routes answer it
+ * exactly like an id never used (404), so that ids of other organizations cannot be probed. 403 is left for
+ * what the caller sees (some grant covers it) but may not do (read but not manage, company but not register
+ * rights).
  */
 import { PortalError } from './envelope.js';
 import type { Permission, PortalStore, ReadScope } from './store/types.js';
@@ -28,6 +33,19 @@ const IMPLIED_BY: Record<Permission, readonly Permission[]> = {
 export function holds(caller: Caller, permission: Permission, path: string): boolean {
   const accepted = IMPLIED_BY[permission];
   return caller.grants.some((g) => accepted.includes(g.permission) && path.startsWith(g.path));
+}
+
+/** Whether the caller may learn that the entity at `path` exists: a grant of any permission covers it. */
+export function sees(caller: Caller, path: string): boolean {
+  return caller.grants.some((g) => path.startsWith(g.path));
+}
+
+/**
+ * ManageCompany on a root organization (a top-level path; the portal has one): everything is under it, so
+ * nothing is hidden from such a caller and an unknown id may be named as such.
+ */
+export function managesRoot(caller: Caller): boolean {
+  return caller.grants.some((g) => g.permission === 'ManageCompany' && /^\/[0-9]+\/$/.test(g.path));
 }
 
 export function requirePermission(caller: Caller, permission: Permission, path: string, target: string): void {

@@ -10,8 +10,8 @@ export async function noBodyIsEmptyObject(req: FastifyRequest): Promise<void> {
 export const errorResponses = {
   400: { ...EnvelopeOnly, description: 'validation failed (validationErrors per field)' },
   401: { ...EnvelopeOnly, description: 'no or a bad bearer token' },
-  403: { ...EnvelopeOnly, description: 'the permission is missing' },
-  404: { ...EnvelopeOnly, description: 'not found' },
+  403: { ...EnvelopeOnly, description: 'the caller sees the entity (a grant covers it) but lacks the permission' },
+  404: { ...EnvelopeOnly, description: 'not found: an id never used and one outside every grant of the caller are answered alike' },
   409: { ...EnvelopeOnly, description: 'conflict with existing data or the state' },
   413: { ...EnvelopeOnly, description: 'the body is larger than 1 MiB' },
   415: { ...EnvelopeOnly, description: 'the body is not JSON' },

@@ -5,7 +5,7 @@
  */
 import { Issues, PortalError } from '../envelope.js';
 import type { PortalContext } from '../context.js';
-import { type Caller, holds } from '../permissions.js';
+import { type Caller, holds, managesRoot, sees } from '../permissions.js';
 import type { Permission } from '../store/types.js';
 import { hashSecret, newClientId, newSecret, secretMatches } from '../auth/secrets.js';
 
@@ -27,8 +27,10 @@ export async function createClient(ctx: PortalContext, caller: Caller | undefine
     const issues = new Issues();
     for (const [i, g] of body.grants.entries()) {
       const e = await ctx.store.getEntity(g.entityId);
-      if (!e) issues.add(`grants.${i}.entityId`, 'parentMissing');
-      else if (!holds(caller, 'ManageCompany', e.path) || !holds(caller, g.permission, e.path)) issues.add(`grants.${i}.permission`, 'grantPermission', { permission: g.permission, entityId: g.entityId });
+      // an entity outside the caller's grants is refused like an unknown id: its existence is not told
+      const hidden = !e || !sees(caller, e.path);
+      if (hidden && managesRoot(caller)) issues.add(`grants.${i}.entityId`, 'parentMissing');
+      else if (hidden || !holds(caller, 'ManageCompany', e.path) || !holds(caller, g.permission, e.path)) issues.add(`grants.${i}.permission`, 'grantPermission', { permission: g.permission, entityId: g.entityId });
     }
     if (issues.list.some((i) => i.key === 'grantPermission')) throw new PortalError('FORBIDDEN', { permission: 'ManageCompany', target: 'the entities of the grants' }, issues.list);
     issues.throwIfAny();

@@ -12,9 +12,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PortalContext } from '../context.js';
 import { PortalError } from '../envelope.js';
-import { type Caller, requirePermission } from '../permissions.js';
+import type { Caller } from '../permissions.js';
 import type { CompanyApiKey, Entity, InstanceCredential } from '../store/types.js';
-import { entityOfKind, getEntity } from './entities.js';
+import { entityWith, getEntity } from './entities.js';
 import { BADGE_SEPARATOR } from './recorder.js';
 
 export const COMPANY_KEY_FORM = /^ck_[A-Za-z0-9_-]{16}$/;
@@ -45,8 +45,7 @@ export function companyApiKeyView(k: CompanyApiKey): CompanyApiKeyView {
 }
 
 export async function createCompanyApiKey(ctx: PortalContext, caller: Caller, companyId: number, name: string | null | undefined): Promise<{ key: CompanyApiKey; secret: string }> {
-  const company = await entityOfKind(ctx, companyId, 'company');
-  requirePermission(caller, 'ManageCompany', company.path, `company ${company.id}`);
+  const company = await entityWith(ctx, caller, companyId, 'company', 'ManageCompany');
   if (company.state === 'Deactivated') throw new PortalError('INVALID_STATE', { detail: `company ${company.id} is deactivated` });
   const secret = randomBytes(32).toString('base64url');
   const key: CompanyApiKey = {
@@ -69,8 +68,7 @@ export async function listCompanyApiKeys(ctx: PortalContext, caller: Caller, com
 
 /** Revokes a key of the company (kept for the record); revoking it again answers it unchanged. */
 export async function revokeCompanyApiKey(ctx: PortalContext, caller: Caller, companyId: number, apiKey: string): Promise<CompanyApiKey> {
-  const company = await entityOfKind(ctx, companyId, 'company');
-  requirePermission(caller, 'ManageCompany', company.path, `company ${company.id}`);
+  const company = await entityWith(ctx, caller, companyId, 'company', 'ManageCompany');
   const known = await ctx.store.getCompanyApiKey(apiKey);
   if (!known || known.companyId !== company.id) throw new PortalError('NOT_FOUND', { what: `API key ${apiKey.slice(0, 40)} of company ${company.id}` });
   const revoked = await ctx.store.revokeCompanyApiKey(apiKey, ctx.clock.now().toISOString());

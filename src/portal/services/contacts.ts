@@ -1,10 +1,10 @@
 /** Company contacts: create (ManageCompany on the company) and list (ReadCompany). */
 import { Issues } from '../envelope.js';
 import type { PortalContext } from '../context.js';
-import { type Caller, requirePermission } from '../permissions.js';
+import type { Caller } from '../permissions.js';
 import type { Contact, ContactType } from '../store/types.js';
 import { LANGUAGE_CODE_PATTERN } from '../validation/entity-rules.js';
-import { entityOfKind, getEntity } from './entities.js';
+import { entityWith, getEntity } from './entities.js';
 
 export interface ContactBody {
   companyId: number;
@@ -15,8 +15,7 @@ export interface ContactBody {
 }
 
 export async function createContact(ctx: PortalContext, caller: Caller, body: ContactBody): Promise<Contact> {
-  const company = await entityOfKind(ctx, body.companyId, 'company');
-  requirePermission(caller, 'ManageCompany', company.path, `company ${company.id}`);
+  const company = await entityWith(ctx, caller, body.companyId, 'company', 'ManageCompany');
   const issues = new Issues();
   if (body.languageCode && !LANGUAGE_CODE_PATTERN.test(body.languageCode)) issues.add('languageCode', 'languageCode');
   issues.throwIfAny();

@@ -6,10 +6,10 @@
  */
 import { Issues, PortalError } from '../envelope.js';
 import type { PortalContext } from '../context.js';
-import { type Caller, requirePermission } from '../permissions.js';
+import type { Caller } from '../permissions.js';
 import type { EntityKind } from '../store/types.js';
 import { requireImmediateCascadeRights, requireScheduledCascadeRights } from './cascade-rights.js';
-import { entityOfKind } from './entities.js';
+import { entityWith } from './entities.js';
 
 /** The instant a deactivation "after" that year takes effect. */
 export function endOfYear(year: number): string {
@@ -28,8 +28,7 @@ export interface DeactivateOptions {
 }
 
 export async function deactivateEntity(ctx: PortalContext, caller: Caller, kind: EntityKind, id: number, options: DeactivateOptions): Promise<void> {
-  const e = await entityOfKind(ctx, id, kind);
-  requirePermission(caller, 'ManageCompany', e.path, `${kind} ${id}`);
+  const e = await entityWith(ctx, caller, id, kind, 'ManageCompany');
   const now = ctx.clock.now();
   if (options.deactivateAfterYear !== undefined) {
     await requireScheduledCascadeRights(ctx, caller, e);

@@ -6,7 +6,7 @@
  */
 import { Issues, PortalError, invalid, notFound } from '../envelope.js';
 import type { PortalContext } from '../context.js';
-import { type Caller, requirePermission } from '../permissions.js';
+import { type Caller, managesRoot, requirePermission, sees } from '../permissions.js';
 import { type Entity, type EntityKind, type EntityState, type EntityUpdate, type NewEntity, StoreConflict } from '../store/types.js';
 import { checkCountryCode, checkLocationIdentification } from '../validation/entity-rules.js';
 import { normalizeTaxId, taxIdProblem } from '../validation/tax-id.js';
@@ -33,17 +33,20 @@ export interface EntityBody {
 const PARENT_KIND: Record<EntityKind, EntityKind> = { organization: 'organization', company: 'organization', location: 'company' };
 const LABEL: Record<EntityKind, string> = { organization: 'Organization', company: 'Company', location: 'Location' };
 
-/** The entity of that kind, or NOT_FOUND. */
-export async function entityOfKind(ctx: PortalContext, id: number, kind: EntityKind): Promise<Entity> {
+/**
+ * The entity of that kind on which the caller holds `permission`. NOT_FOUND, worded the same, for an id never
+ * used, an entity of another kind and one outside every grant of the caller; FORBIDDEN only for one the caller
+ * sees but may not act on that way.
+ */
+export async function entityWith(ctx: PortalContext, caller: Caller, id: number, kind: EntityKind, permission: 'ReadCompany' | 'ManageCompany'): Promise<Entity> {
   const e = await ctx.store.getEntity(id);
-  if (!e || e.kind !== kind) throw notFound(`${LABEL[kind]} ${id}`);
+  if (!e || e.kind !== kind || !sees(caller, e.path)) throw notFound(`${LABEL[kind]} ${id}`);
+  requirePermission(caller, permission, e.path, `${kind} ${id}`);
   return e;
 }
 
-export async function getEntity(ctx: PortalContext, caller: Caller, id: number, kind: EntityKind): Promise<Entity> {
-  const e = await entityOfKind(ctx, id, kind);
-  requirePermission(caller, 'ReadCompany', e.path, `${kind} ${id}`);
-  return e;
+export function getEntity(ctx: PortalContext, caller: Caller, id: number, kind: EntityKind): Promise<Entity> {
+  return entityWith(ctx, caller, id, kind, 'ReadCompany');
 }
 
 const nul = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
@@ -93,13 +96,13 @@ function conflictOf(e: unknown): unknown {
 /**
  * The parent of a new entity with ManageCompany on it. Whether an id exists is told only to a caller that could
  * act on it if it did: ManageCompany on a root organization (everything is under one). Anyone else gets the same
- * 403 for an unknown id as for an existing one outside its grants.
+ * 403, naming `entity <id>`, for an unknown id as for an existing one outside its grants; one it sees but may
+ * not manage is named by its kind.
  */
 async function parentToManage(ctx: PortalContext, caller: Caller, parentId: number): Promise<Entity> {
   const parent = await ctx.store.getEntity(parentId);
-  if (!parent) {
-    const seesAll = caller.grants.some((g) => g.permission === 'ManageCompany' && /^\/[0-9]+\/$/.test(g.path));
-    if (!seesAll) throw new PortalError('FORBIDDEN', { permission: 'ManageCompany', target: `entity ${parentId}` });
+  if (!parent || !sees(caller, parent.path)) {
+    if (!managesRoot(caller)) throw new PortalError('FORBIDDEN', { permission: 'ManageCompany', target: `entity ${parentId}` });
     throw invalid([{ field: 'parentEntityId', key: 'parentMissing' }]);
   }
   requirePermission(caller, 'ManageCompany', parent.path, `${parent.kind} ${parent.id}`);
@@ -180,8 +183,7 @@ async function addTestLocations(ctx: PortalContext, company: Entity): Promise<vo
  * unchanged. State Deactivated deactivates the entity and everything under it at once.
  */
 export async function updateEntity(ctx: PortalContext, caller: Caller, kind: EntityKind, id: number, body: EntityBody): Promise<Entity> {
-  const current = await entityOfKind(ctx, id, kind);
-  requirePermission(caller, 'ManageCompany', current.path, `${kind} ${id}`);
+  const current = await entityWith(ctx, caller, id, kind, 'ManageCompany');
   if (body.state === 'Deactivated' && current.state !== 'Deactivated') {
     // the cascade works with the identification this update gives the location
     const locationIdentification = kind === 'location' ? (body.locationIdentification ?? current.locationIdentification) : null;

@@ -4,27 +4,29 @@
  */
 import { Issues, PortalError, notFound } from '../envelope.js';
 import type { PortalContext } from '../context.js';
-import { type Caller, requirePermission } from '../permissions.js';
+import { type Caller, requirePermission, sees } from '../permissions.js';
 import type { Register } from '../store/types.js';
 import { dateTimeField } from '../validation/date-time.js';
 
-async function registerWithPath(ctx: PortalContext, registerNumber: string): Promise<{ register: Register; path: string }> {
+/**
+ * The register with `permission` on its company. A register whose company no grant of the caller covers is
+ * answered NOT_FOUND like a register number never used; FORBIDDEN only when the caller sees the company (it
+ * lists the register in the company's notifications) but lacks the register permission.
+ */
+async function registerWith(ctx: PortalContext, caller: Caller, registerNumber: string, permission: 'ReadRegister' | 'ManageRegister'): Promise<Register> {
   const register = await ctx.store.getRegister(registerNumber);
-  if (!register) throw notFound(`Register ${registerNumber}`);
-  const company = await ctx.store.getEntity(register.companyId);
-  if (!company) throw notFound(`Register ${registerNumber}`);
-  return { register, path: company.path };
-}
-
-export async function getRegister(ctx: PortalContext, caller: Caller, registerNumber: string): Promise<Register> {
-  const { register, path } = await registerWithPath(ctx, registerNumber);
-  requirePermission(caller, 'ReadRegister', path, `register ${registerNumber}`);
+  const company = register ? await ctx.store.getEntity(register.companyId) : undefined;
+  if (!register || !company || !sees(caller, company.path)) throw notFound(`Register ${registerNumber}`);
+  requirePermission(caller, permission, company.path, `register ${registerNumber}`);
   return register;
 }
 
+export function getRegister(ctx: PortalContext, caller: Caller, registerNumber: string): Promise<Register> {
+  return registerWith(ctx, caller, registerNumber, 'ReadRegister');
+}
+
 export async function dischargeRegister(ctx: PortalContext, caller: Caller, registerNumber: string, dischargeAfter: string | undefined): Promise<Register> {
-  const { register, path } = await registerWithPath(ctx, registerNumber);
-  requirePermission(caller, 'ManageRegister', path, `register ${registerNumber}`);
+  const register = await registerWith(ctx, caller, registerNumber, 'ManageRegister');
   if (register.state === 'Discharged') throw new PortalError('INVALID_STATE', { detail: `register ${registerNumber} is already discharged` });
   const now = ctx.clock.now();
   if (dischargeAfter !== undefined) {
