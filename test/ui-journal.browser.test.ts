@@ -170,7 +170,8 @@ test('a form of another site cannot run the verify; a wrong password is refused'
     const form = { ...basic(PASSWORD), 'content-type': 'application/x-www-form-urlencoded' };
     const evil = await post(`${svc.url}/ui/journal/verify?rn=def`, token, { ...form, origin: 'http://evil.example' });
     assert.equal(evil.status, 403);
-    assert.match(evil.text, /not sent from this service/);
+    // refused before the page's own guard: another site's request never reaches it
+    assert.match(evil.text, /#CROSS_SITE/);
     assert.doesNotMatch(evil.text, /Chain OK/);
     // the same form from the service's own page passes the guard (so the refusals above are the origin's and the
     // token's): it gets as far as finding that the new instance has no register def yet
