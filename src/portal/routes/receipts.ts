@@ -45,7 +45,7 @@ function send(res: FastifyReply, status: number, type: string, body: string | Bu
   return res.code(status).headers({ ...COMMON_HEADERS, 'cache-control': cache }).type(type).send(body);
 }
 
-function receiptHtmlOf(r: ArchivedReceipt): string {
+function receiptHtmlOf(r: ArchivedReceipt): Promise<string> {
   const plain = receiptView({ record: r.record, cfg: r.cfg, lang: r.lang });
   const view = plain.code ? { ...plain, qr: qrPngDataUrl(plain.code, HTML_QR) } : plain;
   return renderTemplate('pug', defaultTemplate(), DEFAULT_TEMPLATE_NAME, receiptLocals(view, r.record, r.cfg));
@@ -102,6 +102,6 @@ export function receiptRoutes(app: FastifyInstance, ctx: PortalContext, options:
       res.header('content-disposition', `inline; filename="${fileName(r)}"`);
       return send(res, 200, 'application/pdf', await receiptPdf(view, width), 'private, max-age=86400');
     }
-    return send(res, 200, 'text/html; charset=utf-8', joined(bySq.map(receiptHtmlOf)), 'private, max-age=86400');
+    return send(res, 200, 'text/html; charset=utf-8', joined(await Promise.all(bySq.map(receiptHtmlOf))), 'private, max-age=86400');
   });
 }

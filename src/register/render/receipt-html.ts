@@ -47,7 +47,8 @@ export function receiptLocals(view: ReceiptView, record: ReceiptRecord, cfg: Obj
   return { ...view, receipt: view, ESR: obj(record.data, 'ESR') ?? {}, Fis: obj(record.data, 'Fis') ?? {}, Cfg: cfg };
 }
 
-export function receiptHtml(view: ReceiptView, record: ReceiptRecord, cfg: Obj, layout: Layout | undefined): string {
+/** Runs in the template sandbox's worker: settles when the worker answers, the service serves others meanwhile. */
+export function receiptHtml(view: ReceiptView, record: ReceiptRecord, cfg: Obj, layout: Layout | undefined): Promise<string> {
   const locals = receiptLocals(view, record, cfg);
   if (layout) return renderTemplate(layout.kind, layout.source, layout.name, locals);
   return renderTemplate('pug', defaultTemplate(), DEFAULT_TEMPLATE_NAME, locals);

@@ -7,14 +7,16 @@
  *   `client` mode); compiling never runs template code. `include`, `extends` and pug filters (which
  *   would `require` a module on the host at compile time) are refused while compiling.
  * - The code runs in a worker thread (layouts/sandbox-worker.ts: own heap with a limit, rejected
- *   promises stay there) and there in a fresh node:vm context per render: only the language's
+ *   promises stay there, the service's thread awaits the answer and goes on serving meanwhile) and
+ *   there in a fresh node:vm context per render: only the language's
  *   built-ins, no `require`, `process`, timers, `Atomics` or `WebAssembly`; string and wasm code
  *   generation is off, so `eval`, `Function` and `this.constructor.constructor('...')` throw. The
  *   context's global object has no prototype on the host side, so no host object is reachable from it.
  * - The locals cross as JSON text and are parsed inside, so every object the template sees belongs to
  *   the context; the result crosses back as a primitive string, and an error's message is read inside
  *   the context too (a getter of a thrown object must not run outside the timeout).
- * - A timeout (1 s) covers the template and the promise jobs it queues (`microtaskMode: afterEvaluate`).
+ * - A timeout (1 s) covers the template and the promise jobs it queues (`microtaskMode: afterEvaluate`);
+ *   a worker that has not answered 2 s later is terminated and replaced, with the same answer.
  * - Compiled code is cached by a hash of kind, name and source (here the generated code, in the worker
  *   the vm script).
  */
@@ -45,8 +47,8 @@ const REFUSED_PUG_NODES: Readonly<Record<string, string>> = {
   Filter: 'filters (:name) are not allowed in a layout',
 };
 
-/** Renders `source` (named `name` in error messages) with JSON-like `locals`; throws FiscalError #PUG_SYNTAX_ERROR on a syntax error, #INVALID_VALUE when it fails or runs too long. */
-export function renderTemplate(kind: TemplateKind, source: string, name: string, locals: Record<string, unknown>, options: { timeoutMs?: number } = {}): string {
+/** Renders `source` (named `name` in error messages) with JSON-like `locals`; rejects with FiscalError #PUG_SYNTAX_ERROR on a syntax error, #INVALID_VALUE when it fails or runs too long. */
+export async function renderTemplate(kind: TemplateKind, source: string, name: string, locals: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<string> {
   const { key, code } = compiled(kind, source, name);
   let json: string;
   try {
@@ -55,8 +57,10 @@ export function renderTemplate(kind: TemplateKind, source: string, name: string,
     throw new FiscalError('#INVALID_VALUE', { field: `layout ${name}`, detail: `the template's data cannot be passed to it: ${messageOf(e)}` });
   }
   const timeoutMs = options.timeoutMs ?? RENDER_TIMEOUT_MS;
-  const outcome = runInWorker(key, code, `layout:${name}`, json, timeoutMs);
+  const outcome = await runInWorker({ key, source: code, filename: `layout:${name}`, json, timeoutMs });
   if (outcome.kind === 'timeout') throw new FiscalError('#INVALID_VALUE', { field: `layout ${name}`, detail: `the template ran longer than ${timeoutMs} ms and was stopped` });
+  // the same answer as a timeout: the client's template could not be run in time, here because others hold the sandbox
+  if (outcome.kind === 'busy') throw new FiscalError('#INVALID_VALUE', { field: `layout ${name}`, detail: `the template could not start: the template sandbox was busy with other templates (${outcome.waitedMs} ms)` });
   if (outcome.kind === 'failed') throw new FiscalError('#INVALID_VALUE', { field: `layout ${name}`, detail: outcome.detail });
   const out = outcome.out;
   if (out.startsWith('E')) throw new FiscalError('#INVALID_VALUE', { field: `layout ${name}`, detail: `the template failed: ${cut(out.slice(1))}` });

@@ -188,7 +188,7 @@ export function layoutsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         if (Buffer.byteLength(source, 'utf8') > MAX_LAYOUT_BYTES) throw new FiscalError('#TOO_LARGE', { value: MAX_LAYOUT_BYTES });
         const name = q.name ? checkLayoutName(q.name) : 'preview';
         const data = await previewData(ctx, rn, q.fn === undefined || q.fn === '' ? undefined : q.fn);
-        const html = renderTemplate(kind, source, `${name}.${kind}`, data.locals);
+        const html = await renderTemplate(kind, source, `${name}.${kind}`, data.locals);
         return res
           .code(200)
           .type('text/html; charset=utf-8')
