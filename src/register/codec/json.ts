@@ -1,44 +1,75 @@
 import { parse as parseLossless } from 'lossless-json';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, type Value, type Doc, INTEGER_KEYS, isObj } from './model.js';
-import { MAX_DEPTH, checkDepth, checkName, checkText } from './guard.js';
+import { type ParseLimits, PARSE_LIMITS, ParseBudget, checkDepth, checkName, checkText } from './guard.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-function hasNumber(v: Json, depth = 0): boolean {
+/**
+ * Whether a parsed body has a number anywhere (then it is parsed again, keeping the numbers' text).
+ * Stops at the first number. An object or array wider than the limits, or a document deeper, answers
+ * false: toValue then refuses it on this parse with the limit's message, before a second parse.
+ */
+function hasNumber(v: Json, depth: number, limits: ParseLimits): boolean {
   if (typeof v === 'number') return true;
-  if (depth > MAX_DEPTH) return false; // refused by toValue with a clear message
-  if (Array.isArray(v)) return v.some((x) => hasNumber(x, depth + 1));
-  if (v !== null && typeof v === 'object') return Object.values(v).some((x) => hasNumber(x, depth + 1));
+  if (v === null || typeof v !== 'object' || depth > limits.maxDepth) return false;
+  if (Array.isArray(v)) {
+    if (v.length > limits.maxNodes) return false;
+    for (const x of v) if (hasNumber(x, depth + 1, limits)) return true;
+    return false;
+  }
+  // Object.keys, not Object.values or entries: it is cached for objects of one shape, and the cheapest
+  // way to see how wide an object is when it is far too wide
+  const keys = Object.keys(v);
+  if (keys.length > limits.maxKeys) return false;
+  for (const k of keys) if (hasNumber(v[k] as Json, depth + 1, limits)) return true;
   return false;
 }
 
+/** Where toValue is: the keys and indexes down to the value, built into a path only for a refusal. */
+type Trail = Array<string | number>;
+
+function trailText(trail: Trail): string {
+  let out = '';
+  for (const step of trail) out += typeof step === 'number' ? `[${step}]` : out ? `.${step}` : step;
+  return out;
+}
+
 /** JSON values to the string model: numbers keep their source text, booleans become 1/0, null is absent. */
-function toValue(v: unknown, depth: number, path: string): Value | undefined {
+function toValue(v: unknown, depth: number, trail: Trail, where: () => string, budget: ParseBudget): Value | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v === 'string') {
-    checkText(v, 'json', path);
+    checkText(v, 'json', where);
     return v;
   }
   if (typeof v === 'boolean') return v ? '1' : '0';
   if (typeof v === 'number') return String(v);
   if (typeof v === 'bigint') return v.toString();
-  checkDepth(depth, 'json', path);
+  checkDepth(depth, 'json', where, budget.limits);
   if (Array.isArray(v)) {
+    budget.count(v.length, where);
     const out: Value[] = [];
-    v.forEach((item, i) => {
-      const x = toValue(item, depth + 1, `${path}[${i}]`);
+    for (let i = 0; i < v.length; i++) {
+      trail.push(i);
+      const x = toValue(v[i], depth + 1, trail, where, budget);
+      trail.pop();
       if (x !== undefined) out.push(x);
-    });
+    }
     return out;
   }
   if (typeof v === 'object') {
     // lossless-json hands numbers over as their source text; other objects are plain
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    budget.keys(keys.length, where);
+    budget.count(keys.length, where);
     const out: Obj = {};
-    for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
-      const p = path ? `${path}.${k}` : k;
-      checkName(k, 'json', p);
-      const x = toValue(item, depth + 1, p);
+    for (const k of keys) {
+      trail.push(k);
+      // before reading o[k]: a "__proto__" key would read the prototype
+      checkName(k, 'json', where);
+      const x = toValue(o[k], depth + 1, trail, where, budget);
+      trail.pop();
       if (x !== undefined) out[k] = x;
     }
     return out;
@@ -46,16 +77,18 @@ function toValue(v: unknown, depth: number, path: string): Value | undefined {
   return undefined;
 }
 
-/** Parses a JSON body `{"Root": {...}}` without losing the text of numbers. */
-export function decodeJson(text: string): Doc {
+/** Parses a JSON body `{"Root": {...}}` without losing the text of numbers, within `limits` (guard.ts). */
+export function decodeJson(text: string, limits: ParseLimits = PARSE_LIMITS): Doc {
+  const budget = new ParseBudget('json', limits);
   let parsed: unknown;
   try {
     const fast = JSON.parse(text) as Json;
-    parsed = hasNumber(fast) ? parseLossless(text, null, (source: string) => source) : fast;
+    parsed = hasNumber(fast, 0, limits) ? parseLossless(text, null, (source: string) => source) : fast;
   } catch (e) {
     throw new FiscalError('#MALFORMED', { format: 'JSON', detail: e instanceof Error ? e.message : String(e) });
   }
-  const value = toValue(parsed, 0, '');
+  const trail: Trail = [];
+  const value = toValue(parsed, 0, trail, () => trailText(trail), budget);
   if (!isObj(value)) {
     throw new FiscalError('#MALFORMED', { format: 'JSON', detail: 'expected an object with one root property such as {"Tra":{...}}' });
   }

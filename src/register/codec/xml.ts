@@ -6,32 +6,55 @@
 import { SaxesParser } from 'saxes';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, type Value, type Doc, LINE_ARRAYS, REPEATED, TEXT_ELEMENTS, isObj } from './model.js';
-import { checkDepth, checkName, checkText } from './guard.js';
+import { type ParseLimits, PARSE_LIMITS, ParseBudget, checkDepth, checkName, checkText } from './guard.js';
 
 interface Element {
   name: string;
-  attrs: Record<string, string>;
+  /** the attributes, and after elementToValue the element's whole model */
+  attrs: Obj;
+  /** how many attributes `attrs` holds */
+  nattrs: number;
   children: Element[];
   text: string;
 }
 
 const FORBIDDEN = /<!DOCTYPE|<!ENTITY/i;
 
-function parseTree(text: string): Element {
+function parseTree(text: string, budget: ParseBudget): Element {
   const parser = new SaxesParser({ xmlns: false, position: true });
-  const root: Element = { name: '', attrs: {}, children: [], text: '' };
+  const root: Element = { name: '', attrs: {}, nattrs: 0, children: [], text: '' };
   const stack: Element[] = [root];
+  // the tag being read and its attribute being checked; the paths of refusals are built from them (and
+  // the stack) only when one is made
+  let tagName = '';
+  let attrName = '';
+  let attributes = 0;
+  const here = (): string => stack.map((e) => e.name).filter(Boolean).concat(tagName).join('.');
+  const hereAttr = (): string => `${here()}@${attrName}`;
+  parser.on('opentagstart', (tag) => {
+    tagName = tag.name;
+    attributes = 0;
+  });
+  // counted as the parser reads them, so that a tag with too many is refused at the first one past the
+  // limit, before the parser has collected (and checked for duplicates) all of them
+  parser.on('attribute', () => {
+    attributes += 1;
+    if (attributes > budget.limits.maxAttributes) budget.attributes(attributes, here);
+  });
   parser.on('opentag', (tag) => {
-    const path = (): string => stack.map((e) => e.name).filter(Boolean).concat(tag.name).join('.');
-    checkDepth(stack.length, 'xml', path);
-    checkName(tag.name, 'xml', path);
-    const attrs: Record<string, string> = {};
-    for (const [k, v] of Object.entries(tag.attributes)) {
-      checkName(k, 'xml', () => `${path()}@${k}`);
-      checkText(v, 'xml', () => `${path()}@${k}`);
+    checkDepth(stack.length, 'xml', here, budget.limits);
+    budget.count(1 + attributes, here);
+    checkName(tag.name, 'xml', here);
+    const attrs: Obj = {};
+    const given = tag.attributes;
+    for (const k in given) {
+      const v = given[k] as string;
+      attrName = k;
+      checkName(k, 'xml', hereAttr);
+      checkText(v, 'xml', hereAttr);
       attrs[k] = v;
     }
-    const el: Element = { name: tag.name, attrs, children: [], text: '' };
+    const el: Element = { name: tag.name, attrs, nattrs: attributes, children: [], text: '' };
     (stack[stack.length - 1] as Element).children.push(el);
     stack.push(el);
   });
@@ -51,40 +74,56 @@ function parseTree(text: string): Element {
   return root;
 }
 
-function elementToValue(el: Element): Value {
+/**
+ * The model of an element; `names` are the elements down to it, for the path of a refusal. Arrays of
+ * repeated children grow in place: copying them for each sibling made 40,000 siblings take seconds.
+ */
+function elementToValue(el: Element, budget: ParseBudget, names: string[], where: () => string): Value {
   const text = el.text.trim();
-  if (el.children.length === 0 && Object.keys(el.attrs).length === 0) return text;
-  const out: Obj = { ...el.attrs };
-  if (text !== '') out.value = text;
+  if (el.children.length === 0 && el.nattrs === 0) return text;
+  // the attributes' object was made for this element only: it becomes the model
+  const out = el.attrs;
+  let keys = el.nattrs;
+  if (text !== '') {
+    out.value = text;
+    keys += 1;
+  }
+  names.push(el.name);
   for (const child of el.children) {
     const cname = child.name;
+    // own properties only: `toString` or `valueOf` would otherwise find Object.prototype's
+    const existing = Object.hasOwn(out, cname) ? out[cname] : undefined;
+    if (existing === undefined) {
+      keys += 1;
+      if (keys > budget.limits.maxKeys) budget.keys(keys, where);
+    }
     if (LINE_ARRAYS.has(cname)) {
+      names.push(cname);
       out[cname] = child.children.map((line): Obj => {
-        const v = elementToValue(line);
+        const v = elementToValue(line, budget, names, where);
         if (isObj(v)) return { _: line.name, ...v };
         return v === '' ? { _: line.name } : { _: line.name, value: v };
       });
+      names.pop();
       continue;
     }
-    const v = elementToValue(child);
-    const existing = out[cname];
-    if (REPEATED.has(cname)) {
-      out[cname] = Array.isArray(existing) ? [...existing, v] : [v];
-    } else if (existing !== undefined) {
-      out[cname] = Array.isArray(existing) ? [...existing, v] : [existing, v];
-    } else {
-      out[cname] = v;
-    }
+    const v = elementToValue(child, budget, names, where);
+    // an array here is always one this loop made (attributes are strings, line arrays are replaced)
+    if (Array.isArray(existing)) existing.push(v);
+    else if (REPEATED.has(cname)) out[cname] = [v];
+    else out[cname] = existing === undefined ? v : [existing, v];
   }
+  names.pop();
   return out;
 }
 
-/** Parses an XML body `<Root ...>...</Root>`; refuses DOCTYPE and entity declarations. */
-export function decodeXml(text: string): Doc {
+/** Parses an XML body `<Root ...>...</Root>` within `limits` (guard.ts); refuses DOCTYPE and entity declarations. */
+export function decodeXml(text: string, limits: ParseLimits = PARSE_LIMITS): Doc {
   if (FORBIDDEN.test(text)) throw new FiscalError('#XML_FORBIDDEN');
+  const budget = new ParseBudget('xml', limits);
   let tree: Element;
   try {
-    tree = parseTree(text);
+    tree = parseTree(text, budget);
   } catch (e) {
     if (e instanceof FiscalError) throw e;
     throw new FiscalError('#MALFORMED', { format: 'XML', detail: e instanceof Error ? e.message : String(e) });
@@ -93,7 +132,8 @@ export function decodeXml(text: string): Doc {
   if (!rootEl || tree.children.length !== 1) {
     throw new FiscalError('#MALFORMED', { format: 'XML', detail: `expected one root element, got ${tree.children.length}` });
   }
-  const v = elementToValue(rootEl);
+  const names: string[] = [];
+  const v = elementToValue(rootEl, budget, names, () => names.join('.'));
   return { root: rootEl.name, body: isObj(v) ? v : {}, format: 'xml' };
 }
 
