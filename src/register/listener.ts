@@ -47,16 +47,153 @@ export function listenTarget(def: Settings, options: { port: number; host?: stri
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-interface Timeouts {
+/**
+ * How long a client may take to send its request. Receiving only: once a request has arrived, its answer
+ * may take as long as it takes (a transaction waiting for its register, an export), and the connection
+ * stays open while nothing flows, so the socket has no idle timeout (`connectionTimeout` 0).
+ */
+export interface Timeouts {
   keepAliveTimeout: number;
+  /** the request line and headers, from the connection's opening or the request's first byte (node's headersTimeout) */
+  headersTimeout: number;
+  /** the body, after the headers, plus its Content-Length at MIN_BODY_RATE (BodyWatch) */
   requestTimeout: number;
+  /** the longest a body may pause, however long it may take in all (BodyWatch) */
+  bodyIdleTimeout: number;
   connectionTimeout: number;
+}
+
+/**
+ * A POS sends its request line and headers in one write: 15 s leave room for a few TCP retransmissions
+ * on a bad link, and cut a client that sends its headers a byte at a time (or nothing) soon.
+ */
+export const HEADERS_TIMEOUT_MS = 15_000;
+/**
+ * 30 s for a body after its headers, plus the time its Content-Length needs at MIN_BODY_RATE: a
+ * transaction (at most 2 MiB) gets about a minute, a backup zip uploaded to POST /backup/restore
+ * (up to 1 GiB) hours, while a body that trickles in a byte at a time is cut after 30 s.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** 64 KiB/s (half a megabit per second): below any LAN and most mobile links. */
+export const MIN_BODY_RATE = 64 * 1024;
+/** A body that makes no progress for 15 s is cut, also a large upload within its time. */
+export const BODY_IDLE_TIMEOUT_MS = 15_000;
+
+/** A whole number of milliseconds from the environment, else the default (0 and nonsense too: no timeout is no choice). */
+function msOf(text: string | undefined, fallback: number): number {
+  return text !== undefined && /^\d{1,9}$/.test(text.trim()) && Number(text) > 0 ? Number(text) : fallback;
+}
+
+/**
+ * The receive timeouts: EFR_HEADERS_TIMEOUT_MS, EFR_REQUEST_TIMEOUT_MS and EFR_BODY_IDLE_TIMEOUT_MS of the
+ * environment, else the defaults above.
+ */
+export function receiveTimeoutsOf(env: NodeJS.ProcessEnv): Pick<Timeouts, 'headersTimeout' | 'requestTimeout' | 'bodyIdleTimeout'> {
+  return {
+    headersTimeout: msOf(env.EFR_HEADERS_TIMEOUT_MS, HEADERS_TIMEOUT_MS),
+    requestTimeout: msOf(env.EFR_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_MS),
+    bodyIdleTimeout: msOf(env.EFR_BODY_IDLE_TIMEOUT_MS, BODY_IDLE_TIMEOUT_MS),
+  };
+}
+
+/**
+ * How often the timeouts are looked at (node's connectionsCheckingInterval and BodyWatch): a quarter of the
+ * shortest, at most a second, so that a cut comes within a second of its time (node's default is 30 s).
+ */
+function checkEveryOf(t: Timeouts): number {
+  return Math.max(50, Math.min(1000, Math.floor(Math.min(t.headersTimeout, t.requestTimeout, t.bodyIdleTimeout) / 4)));
+}
+
+/** What node itself answers to a request that took too long to arrive. */
+const TIMEOUT_408 = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+
+interface Upload {
+  req: IncomingMessage;
+  res: ServerResponse;
+  started: number;
+  /** ms the body may take while the request is still to be answered */
+  allowed: number;
+  /** the socket's bytes read when last looked at, and when they last grew */
+  bytes: number;
+  progressAt: number;
+}
+
+/**
+ * The body timeouts, which node cannot give per request: its requestTimeout is one time for every request
+ * of a server, and a time that lets a 1 GiB backup arrive would let a slow client hold a connection to
+ * POST /register for as long. A body being received is looked at every `checkEvery` ms; it is cut (408 when
+ * nothing was answered yet, and the connection closed) when it is later than its time or has not grown
+ * for bodyIdleTimeout. A body that waits because the service has not read it yet (bytes are waiting for
+ * the handler) is not the client's delay and is not cut. Once the request is answered (a refusal before
+ * its body was read), node still reads the rest to keep the connection: that gets the plain
+ * requestTimeout, not the allowance for a large upload.
+ */
+class BodyWatch {
+  private readonly uploads = new Set<Upload>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly timeouts: Timeouts,
+    private readonly checkEvery: number,
+    private readonly log?: LogSink,
+  ) {}
+
+  add(req: IncomingMessage, res: ServerResponse): void {
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (!(length > 0) && req.headers['transfer-encoding'] === undefined) return;
+    const now = Date.now();
+    const allowed = this.timeouts.requestTimeout + (length > 0 ? Math.ceil((length / MIN_BODY_RATE) * 1000) : 0);
+    this.uploads.add({ req, res, started: now, allowed, bytes: req.socket.bytesRead, progressAt: now });
+    if (!this.timer) {
+      this.timer = setInterval(() => this.check(), this.checkEvery);
+      this.timer.unref();
+    }
+  }
+
+  private check(): void {
+    const now = Date.now();
+    for (const u of this.uploads) {
+      const { req, res } = u;
+      const socket = req.socket;
+      if (req.complete || socket.destroyed) {
+        this.uploads.delete(u);
+        continue;
+      }
+      const bytes = socket.bytesRead;
+      if (bytes !== u.bytes || req.readableLength > 0) {
+        u.bytes = bytes;
+        u.progressAt = now;
+      }
+      const allowed = res.headersSent ? this.timeouts.requestTimeout : u.allowed;
+      const late = now - u.started > allowed && req.readableLength === 0;
+      const stalled = now - u.progressAt > this.timeouts.bodyIdleTimeout;
+      if (!late && !stalled) continue;
+      this.uploads.delete(u);
+      this.log?.info(
+        { type: 'TIMEOUT', method: req.method, url: req.url?.split('?')[0], remote: socket.remoteAddress, received: bytes, ms: now - u.started },
+        late ? 'request body not received in time; connection closed' : 'request body stalled; connection closed',
+      );
+      if (socket.writable && !res.headersSent) socket.write(TIMEOUT_408);
+      socket.destroy();
+    }
+    if (this.uploads.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.uploads.clear();
+  }
 }
 
 interface Open {
   server: Server;
   target: ListenTarget;
   inflight: Set<ServerResponse>;
+  bodies: BodyWatch;
 }
 
 /** A TLS server reads `requestCert` and `rejectUnauthorized` for each new connection; node's types do not name them. */
@@ -93,8 +230,11 @@ export class Listener {
   private create(): Open {
     const options = this.tls();
     const inflight = new Set<ServerResponse>();
-    const open: Open = { server: undefined as unknown as Server, target: { port: 0, host: '' }, inflight };
+    const checkEvery = checkEveryOf(this.timeouts);
+    const bodies = new BodyWatch(this.timeouts, checkEvery, this.log);
+    const open: Open = { server: undefined as unknown as Server, target: { port: 0, host: '' }, inflight, bodies };
     const handle: Handler = (req, res) => {
+      bodies.add(req, res);
       inflight.add(res);
       res.once('close', () => {
         inflight.delete(res);
@@ -104,9 +244,11 @@ export class Listener {
       if (this.retired.has(open.server)) res.setHeader('connection', 'close');
       this.handler(req, res);
     };
-    const server = options ? createHttpsServer(options, handle) : createHttpServer(handle);
+    const server = options ? createHttpsServer({ ...options, connectionsCheckingInterval: checkEvery }, handle) : createHttpServer({ connectionsCheckingInterval: checkEvery }, handle);
     server.keepAliveTimeout = this.timeouts.keepAliveTimeout;
-    server.requestTimeout = this.timeouts.requestTimeout;
+    server.headersTimeout = this.timeouts.headersTimeout;
+    // bodies have their own times (BodyWatch); node's single requestTimeout would cut a large upload
+    server.requestTimeout = 0;
     server.setTimeout(this.timeouts.connectionTimeout);
     server.on('error', (e) => this.log?.error({ type: 'LISTEN', err: e }, 'listener error'));
     // a failed TLS handshake (a port scanner, a client that refuses our certificate) is no service error
@@ -140,6 +282,7 @@ export class Listener {
       force.unref();
       open.server.close(() => {
         clearTimeout(force);
+        open.bodies.close();
         resolve();
       });
       for (const res of open.inflight) if (!res.headersSent) res.setHeader('connection', 'close');

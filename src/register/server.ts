@@ -15,7 +15,7 @@ import { Profiles, envSettings } from './profile/profile.js';
 import { Registers } from './registers.js';
 import { loadOrCreateSigner } from './security/signer.js';
 import { openTls, tlsServerOptions } from './security/tls-runtime.js';
-import { Listener, listenTarget } from './listener.js';
+import { Listener, listenTarget, receiveTimeoutsOf } from './listener.js';
 import { type CloudOptions, cloudSettingsOf } from './security/tokens.js';
 import { maxPosOf } from './register-limit.js';
 import { runScheduled } from './fiscal/de/schedule.js';
@@ -148,7 +148,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const listener = new Listener(
     (req, res) => app.routing(req, res),
     () => tlsServerOptions(tls),
-    { keepAliveTimeout: config.keepAliveTimeout ?? 72_000, requestTimeout: 0, connectionTimeout: config.connectionTimeout ?? 0 },
+    { keepAliveTimeout: config.keepAliveTimeout ?? 72_000, ...receiveTimeoutsOf(env), connectionTimeout: config.connectionTimeout ?? 0 },
     logger,
   );
   tls.clientTrust.onChange(() => listener.refreshTls());
