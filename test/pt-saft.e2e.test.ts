@@ -30,7 +30,8 @@ const OFFICIAL_XSD = testdataDir('pt-saft', 'SAFTPT_1_04_01.xsd');
 function schemaForXmllint(dir: string): string {
   const xsd = readFileSync(OFFICIAL_XSD, 'utf8');
   const fixed = xsd.replace(/<xs:all>/g, '<xs:sequence>').replace(/<\/xs:all>/g, '</xs:sequence>');
-  assert.equal(xsd.match(/<xs:all>/g)?.length, 1, 'one xs:all in the official schema');
+  // the copy may already be the XSD 1.0 variant (its README says so); then there is nothing to change
+  assert.ok((xsd.match(/<xs:all>/g)?.length ?? 0) <= 1, 'at most the one xs:all of the official schema');
   const path = join(dir, 'SAFTPT_1_04_01-xsd10.xsd');
   writeFileSync(path, fixed);
   const sample = spawnSync('xmllint', ['--noout', '--schema', path, testdataDir('pt-saft', 'saft_idemo599999999.xml')], { encoding: 'utf8' });

@@ -314,6 +314,8 @@ describe('browsers on this machine: other sites and DNS rebinding', () => {
     assert.equal(rebound.status, 421, rebound.text);
     assert.equal(rebound.json.Result.ErrorCode, '#HOST_NOT_ALLOWED');
     assert.equal((await post(`${svc.url}/register`, sale(), { host: `rebind.attacker.example:${svc.port}` })).status, 421);
+    // the same through a reverse proxy, which forwards the name the browser used
+    assert.equal((await get(`${svc.url}/state`, { 'x-forwarded-host': 'rebind.attacker.example' })).status, 421);
     assert.equal((await get(`${svc.url}/backup`, { host: `localhost:${svc.port}` })).status, 200);
     assert.equal((await get(`${svc.url}/backup`, { host: `127.0.0.1:${svc.port}` })).status, 200);
     // a name the operator adds
@@ -408,6 +410,7 @@ describe('cloud mode: a tenant reaches its own registers only', () => {
     const opProfile = await answerOf(await request(`${svc.url}/profile?rn=def`, { headers: { authorization: basic('', 'operator-pw') } }));
     assert.equal(opProfile.status, 200, opProfile.text);
     const opWrong = await answerOf(await request(`${svc.url}/state?password=guess`));
-    assert.equal(opWrong.status, 403, 'the password must be the instance\'s, on open routes too');
+    assert.equal(opWrong.status, 401, 'the password must be the instance\'s, on open routes too');
+    assert.equal(opWrong.json.error, 'invalid_token');
   });
 });

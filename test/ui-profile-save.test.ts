@@ -219,8 +219,9 @@ test('a malformed language cookie is ignored', async () => {
 test('the origin check: host without regard to case, X-Forwarded-Host behind a proxy, the token needed always', async () => {
   const svc = await startTestService();
   try {
-    // through a proxy the request is not from this machine: the password by HTTP Basic
-    await post(`${svc.url}/profile`, { Badge: 'B-1', Password: 'pw' });
+    // through a proxy the request is not from this machine: the password by HTTP Basic; the names the
+    // browsers use are the service's (HttpServer_Hosts), else the host check refuses them first
+    await post(`${svc.url}/profile`, { Badge: 'B-1', Password: 'pw', Attributes: 'HttpServer_Hosts="shop.example kasse.example.com"' });
     const basic = { authorization: `Basic ${Buffer.from('x:pw').toString('base64')}` };
     const token = encodeURIComponent(/name="_token" value="([^"]+)"/.exec((await http('GET', `${svc.url}/`, undefined, basic)).text)?.[1] ?? '');
     const send = (taxId: string, headers: Record<string, string>, withToken = true): Promise<{ status: number }> =>

@@ -56,7 +56,14 @@ export function hostOf(header: string): string | undefined {
   return plain ? (plain[1] as string).replace(/\.$/, '') : undefined;
 }
 
-/** Whether a request addressed this service by one of its names (see the file's comment). */
+/** Whether a request addressed this service by one of its names: its Host, and the name a reverse proxy forwards. */
+export function requestHostAllowed(req: FastifyRequest, configured: ReadonlySet<string>): boolean {
+  const forwarded = req.headers['x-forwarded-host'];
+  if (typeof forwarded === 'string' && !hostAllowed(forwarded.split(',')[0]?.trim(), configured)) return false;
+  return hostAllowed(req.headers.host, configured);
+}
+
+/** Whether a Host header names this service (see the file's comment). */
 export function hostAllowed(header: string | undefined, configured: ReadonlySet<string>): boolean {
   // HTTP/1.0 clients and raw tools send none; every browser does
   if (header === undefined) return true;
@@ -75,7 +82,11 @@ export function crossSiteOrigin(req: FastifyRequest): string | undefined {
     if (origin === 'null') return 'null';
     const o = normalizeOrigin(origin);
     if (o === undefined) return origin;
-    if (!sameHost(o, req.headers.host)) return origin;
+    // behind a reverse proxy the page's host is the forwarded one (a browser cannot add that header to
+    // another site's request without a preflight, which names no such header as allowed)
+    const forwarded = req.headers['x-forwarded-host'];
+    const viaProxy = typeof forwarded === 'string' && sameHost(o, forwarded.split(',')[0]);
+    if (!viaProxy && !sameHost(o, req.headers.host)) return origin;
     return undefined;
   }
   const site = req.headers['sec-fetch-site'];

@@ -34,7 +34,8 @@ import { HtdigestFile, htdigestPath } from './htdigest.js';
 import { type CredentialLevel, isInstancePassword, isOperatorCandidate, isOwnPassword, markAdmitted, markCrossSite, passwordOf, passwordHashes, trustedLocal } from './local-or-password.js';
 import { LoginThrottle } from './login-throttle.js';
 import { PageAuth } from './page-auth.js';
-import { configuredHosts, hostAllowed, judgeCrossSite } from './request-origin.js';
+import { configuredHosts, judgeCrossSite, requestHostAllowed } from './request-origin.js';
+import { invalidToken } from './cloud-auth.js';
 
 export type AccessRule = 'open' | 'local-or-password' | 'password-once-set' | 'page' | 'admin-page';
 
@@ -251,6 +252,11 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { th
     const what = `${req.method} ${req.routeOptions.url ?? ''}`;
     const refusal = originRefusal(req, query, rule, what) ?? (await admit(req, res, entry, rule, instance, query, rn, what)) ?? tooLarge(req);
     if (!refusal) return undefined;
+    // a cloud request with neither a token nor the instance password is answered as one without a token,
+    // as a POS expects (after the password was counted as a failed attempt)
+    if (ctx.cloud && isOperatorCandidate(req) && (refusal.code === '#FORBIDDEN' || refusal.code === '#INSTANCE_ONLY')) {
+      return invalidToken(res, 'an access token is required (Authorization: Bearer), or the instance password');
+    }
     // the body is not read: the connection cannot be reused
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.header('connection', 'close');
     // answered here with its own status: HttpServer_respond200 is for the POS's RC handling, a browser
@@ -263,8 +269,8 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { th
   /** A foreign host name (DNS rebinding) or another site's page (request-origin.ts); not in cloud mode. */
   function originRefusal(req: FastifyRequest, query: Readonly<Record<string, string>>, rule: AccessRule, what: string): FiscalError | undefined {
     if (ctx.cloud) return undefined;
-    const host = req.headers.host;
-    if (!hostAllowed(host, allowedHosts())) {
+    const host = req.headers['x-forwarded-host'] ?? req.headers.host;
+    if (!requestHostAllowed(req, allowedHosts())) {
       req.log.info({ route: what, host, ip: req.socket?.remoteAddress }, 'refused: a host name that is not this service\'s');
       return new FiscalError('#HOST_NOT_ALLOWED', { value: what, host: String(host).slice(0, 100) });
     }
