@@ -6,19 +6,17 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ManualClock } from '../src/shared/clock.js';
 import { type RunningService, startService } from '../src/register/server.js';
 import { ROUTES, unlistedRoutes } from '../src/register/security/route-access.js';
 import { ROOT, type TestService, post, sale, startTestService, tempDir } from './helpers.js';
 import { basic, digestAuth, digestChallengeOf, md5 } from './http-auth.js';
+import { type Namespace, type RemoteAnswer, makeNamespace } from './netns.js';
 
-const run = promisify(execFile);
 
 interface Answer {
   status: number;
@@ -76,38 +74,20 @@ function json(a: Answer): any {
 }
 
 describe('from another machine (veth pair into a network namespace)', () => {
-  const tag = randomBytes(3).toString('hex');
-  const ns = `efr-${tag}`;
-  const hostIf = `efh${tag}`;
-  const nsIf = `efn${tag}`;
-  const octet = 1 + (parseInt(tag, 16) % 250);
-  const hostIp = `10.231.${octet}.1`;
+  let ns: Namespace | undefined;
   let svc: RunningService | undefined;
   let dataDir = '';
   let skip = '';
-  let base = '';
 
   before(async () => {
-    if (process.getuid?.() !== 0) {
-      skip = 'not root: ip netns needs root';
+    const made = await makeNamespace();
+    if (typeof made === 'string') {
+      skip = made;
       return;
     }
-    try {
-      await run('ip', ['netns', 'add', ns]);
-      await run('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf]);
-      await run('ip', ['link', 'set', nsIf, 'netns', ns]);
-      await run('ip', ['addr', 'add', `${hostIp}/30`, 'dev', hostIf]);
-      await run('ip', ['link', 'set', hostIf, 'up']);
-      await run('ip', ['netns', 'exec', ns, 'ip', 'addr', 'add', `10.231.${octet}.2/30`, 'dev', nsIf]);
-      await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', nsIf, 'up']);
-      await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up']);
-    } catch (e) {
-      skip = `ip netns is unavailable here: ${(e as Error).message.split('\n')[0]}`;
-      return;
-    }
+    ns = made;
     dataDir = tempDir('efr-access-');
     svc = await startService({ port: 0, host: '0.0.0.0', dataDir, log: false, env: {} });
-    base = `http://${hostIp}:${svc.port}`;
     assert.equal((await post(`${svc.url}/register`, sale())).json.TraC.Result.RC, 'OK');
     // no password yet: the profile can be set from anywhere; here from this machine
     assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', Password: 'Sh0p-pass' })).status, 200);
@@ -118,33 +98,10 @@ describe('from another machine (veth pair into a network namespace)', () => {
   after(async () => {
     await svc?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    await run('ip', ['link', 'del', hostIf]).catch(() => undefined);
-    await run('ip', ['netns', 'del', ns]).catch(() => undefined);
+    await ns?.close();
   });
 
-  /** A request made inside the namespace: curl when installed, else node's fetch. */
-  async function remote(path: string, headers: Record<string, string> = {}, options: { method?: string; body?: string } = {}): Promise<{ status: number; text: string; headers: string }> {
-    const url = `${base}${path}`;
-    let out: string;
-    try {
-      const hasCurl = await run('sh', ['-c', 'command -v curl']).then(() => true, () => false);
-      if (hasCurl) {
-        const args = ['netns', 'exec', ns, 'curl', '-sS', '-D', '-', '--max-time', '10', '-X', options.method ?? 'GET', url];
-        if (options.body !== undefined) args.push('--data-binary', options.body);
-        for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-        out = (await run('ip', args)).stdout;
-        const split = out.indexOf('\r\n\r\n');
-        const head = out.slice(0, split);
-        return { status: Number(/^HTTP\/[\d.]+ (\d+)/.exec(head)?.[1]), headers: head, text: out.slice(split + 4) };
-      }
-    } catch (e) {
-      throw new Error(`request from the namespace failed: ${(e as Error).message}`);
-    }
-    const init = { method: options.method ?? 'GET', headers, ...(options.body === undefined ? {} : { body: options.body }) };
-    const script = `fetch(${JSON.stringify(url)}, ${JSON.stringify(init)}).then(async (r) => console.log(JSON.stringify({ status: r.status, headers: JSON.stringify([...r.headers]), text: await r.text() })))`;
-    out = (await run('ip', ['netns', 'exec', ns, process.execPath, '-e', script])).stdout;
-    return JSON.parse(out) as { status: number; text: string; headers: string };
-  }
+  const remote = (path: string, headers: Record<string, string> = {}, options: { method?: string; body?: string } = {}): Promise<RemoteAnswer> => ns!.remote(svc!.port, path, headers, options);
 
   test('/retrieve: 403 without the password, 200 with it (query or Basic) or a Digest user; open routes answer', async (t) => {
     if (skip) return t.skip(skip);

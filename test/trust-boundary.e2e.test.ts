@@ -16,7 +16,7 @@ import { ApiKeys } from '../src/register/security/api-keys.js';
 import { FREE_FAILURES } from '../src/register/security/login-throttle.js';
 import { type HttpAnswer, answerOf, get, post, sale, tempDir, unzip } from './helpers.js';
 import { basic, digestAuth, digestChallengeOf, md5 } from './http-auth.js';
-import { type Namespace, makeNamespace } from './netns.js';
+import { type Namespace, type RemoteAnswer, makeNamespace } from './netns.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -36,41 +36,57 @@ async function startOn(host: string, options: { clock?: ManualClock; env?: NodeJ
   return { svc, dataDir };
 }
 
-describe('from another machine: a register password is no instance password', () => {
-  let ns: Namespace | undefined;
-  let skip = '';
-  const clock = new ManualClock(new Date());
-  let svc: RunningService;
-  let dataDir = '';
-  let port = 0;
-  const remote = (path: string, headers?: Record<string, string>, options?: { method?: string; body?: string }) => ns!.remote(port, path, headers, options);
-  /** Long enough for the service to forget this address's failed attempts (each refused password counts). */
-  const forgive = (): void => clock.advance(61 * 60_000);
+/** A service on every address, and a network namespace to call it from as another machine of the LAN. */
+interface RemoteFixture {
+  /** why the namespace could not be made (then the tests skip), else '' */
+  skip: string;
+  svc: RunningService;
+  dataDir: string;
+  remote(path: string, headers?: Record<string, string>, options?: { method?: string; body?: string }): Promise<RemoteAnswer>;
+}
 
+/** Makes the fixture before the suite's tests (then runs `setup` from this machine) and removes it after them. */
+function remoteFixture(options: { clock?: ManualClock; env?: NodeJS.ProcessEnv }, setup: (f: RemoteFixture) => Promise<void> = async () => undefined): RemoteFixture {
+  let ns: Namespace | undefined;
+  const f: RemoteFixture = {
+    skip: '',
+    svc: undefined as unknown as RunningService,
+    dataDir: '',
+    remote: (path, headers, opts) => ns!.remote(f.svc.port, path, headers, opts),
+  };
   before(async () => {
     const made = await makeNamespace();
     if (typeof made === 'string') {
-      skip = made;
+      f.skip = made;
       return;
     }
     ns = made;
-    ({ svc, dataDir } = await startOn('0.0.0.0', { clock }));
-    port = svc.port;
+    ({ svc: f.svc, dataDir: f.dataDir } = await startOn('0.0.0.0', options));
+    await setup(f);
+  });
+  after(async () => {
+    await f.svc?.close();
+    if (f.dataDir) rmSync(f.dataDir, { recursive: true, force: true });
+    await ns?.close();
+  });
+  return f;
+}
+
+describe('from another machine: a register password is no instance password', () => {
+  const clock = new ManualClock(new Date());
+  const f = remoteFixture({ clock }, async ({ svc }) => {
     // set up from this machine: the instance password, register R1 with its own password and a sale
     assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', Password: 'defpw' })).status, 200);
     assert.equal((await post(`${svc.url}/profile?rn=R1`, { Badge: 'B1', Password: 'r1pw' })).status, 200);
     assert.equal((await post(`${svc.url}/register?rn=R1`, sale())).json.TraC.Result.RC, 'OK');
     assert.equal((await post(`${svc.url}/register`, sale())).json.TraC.Result.RC, 'OK');
   });
-
-  after(async () => {
-    await svc?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    await ns?.close();
-  });
+  const remote = f.remote;
+  /** Long enough for the service to forget this address's failed attempts (each refused password counts). */
+  const forgive = (): void => clock.advance(61 * 60_000);
 
   test('instance routes refuse a register password and answer the instance password', async (t) => {
-    if (skip) return t.skip(skip);
+    if (f.skip) return t.skip(f.skip);
     const instanceRoutes: Array<[string, string]> = [
       ['GET', '/disk/dir?rn=R1&password=r1pw'],
       ['POST', `/service/config?rn=R1&password=r1pw&path=${encodeURIComponent('/tmp/efr-moved')}`],
@@ -97,7 +113,7 @@ describe('from another machine: a register password is no instance password', ()
   });
 
   test('the register password reaches its own data only', async (t) => {
-    if (skip) return t.skip(skip);
+    if (f.skip) return t.skip(f.skip);
     forgive();
     const own = await remote('/retrieve?rn=R1&last=0&password=r1pw');
     assert.equal(own.status, 200, own.text);
@@ -116,7 +132,7 @@ describe('from another machine: a register password is no instance password', ()
   });
 
   test('a backup made with a register password carries no private key of the instance; the instance password\'s does', async (t) => {
-    if (skip) return t.skip(skip);
+    if (f.skip) return t.skip(f.skip);
     forgive();
     const byRegister = await remote('/backup?rn=R1&password=r1pw');
     assert.equal(byRegister.status, 200, byRegister.text);
@@ -147,7 +163,7 @@ describe('from another machine: a register password is no instance password', ()
   });
 
   test('failed passwords are throttled per address: 429 with Retry-After, the right one too, until the wait is over', async (t) => {
-    if (skip) return t.skip(skip);
+    if (f.skip) return t.skip(f.skip);
     forgive();
     for (let i = 0; i < FREE_FAILURES; i++) assert.equal((await remote(`/retrieve?last=0&password=guess${i}`)).status, 403);
     const blocked = await remote('/retrieve?last=0&password=guess-next');
@@ -157,7 +173,7 @@ describe('from another machine: a register password is no instance password', ()
     assert.equal((await remote('/retrieve?last=0&password=defpw')).status, 429, 'the right password waits as well');
     // open routes and this machine are not held up
     assert.equal((await remote('/state')).status, 200);
-    assert.equal((await get(`${svc.url}/retrieve?last=0`)).status, 200);
+    assert.equal((await get(`${f.svc.url}/retrieve?last=0`)).status, 200);
     clock.advance(1100);
     assert.equal((await remote('/retrieve?last=0&password=defpw')).status, 200);
     // the success cleared the count: a new mistake is free again
@@ -166,30 +182,12 @@ describe('from another machine: a register password is no instance password', ()
 });
 
 describe('from another machine: Digest users and a register made before the instance had a password', () => {
-  let ns: Namespace | undefined;
-  let skip = '';
-  let svc: RunningService;
-  let dataDir = '';
-  const remote = (path: string, headers?: Record<string, string>, options?: { method?: string; body?: string }) => ns!.remote(svc.port, path, headers, options);
-
-  before(async () => {
-    const made = await makeNamespace();
-    if (typeof made === 'string') {
-      skip = made;
-      return;
-    }
-    ns = made;
-    ({ svc, dataDir } = await startOn('0.0.0.0', { env: { SVC_EFR_PROFILE_CFG__DOT__def__DOT__RN_TT: 'true', SVC_EFR_PROFILE_CFG__DOT__def__DOT__TaxId: 'ATU33333333' } }));
+  const f = remoteFixture({ env: { SVC_EFR_PROFILE_CFG__DOT__def__DOT__RN_TT: 'true', SVC_EFR_PROFILE_CFG__DOT__def__DOT__TaxId: 'ATU33333333' } }, async ({ svc, dataDir }) => {
     mkdirSync(join(dataDir, 'cer'), { recursive: true });
     writeFileSync(join(dataDir, 'cer', 'htdigest'), [`alice:EFR:${md5('alice:EFR:alice-pw')}`, `bob:EFR.ATU33333333$1_1:${md5('bob:EFR.ATU33333333$1_1:bob-pw')}`, ''].join('\n'));
     assert.equal((await post(`${svc.url}/register`, sale())).json.TraC.Result.RC, 'OK');
   });
-
-  after(async () => {
-    await svc?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    await ns?.close();
-  });
+  const remote = f.remote;
 
   /** A Digest answer for `uri` with a fresh nonce of `realm` (asked from a route guarded by it). */
   async function digestFor(realmRoute: string, user: string, password: string, realm: string, uri: string): Promise<string> {
@@ -201,7 +199,7 @@ describe('from another machine: Digest users and a register made before the inst
   }
 
   test('a user of realm EFR does not reach a register with its own realm by TaxId/TL/TT; its own user does', async (t) => {
-    if (skip) return t.skip(skip);
+    if (f.skip) return t.skip(f.skip);
     const uri = '/retrieve?taxid=ATU33333333&tl=1&tt=1&last=0';
     const alice = await digestFor('/ui/journal', 'alice', 'alice-pw', 'EFR', uri);
     const byAlice = await remote(uri, { authorization: alice });
@@ -213,7 +211,7 @@ describe('from another machine: Digest users and a register made before the inst
   });
 
   test('a wrong Digest answer uses its nonce up: the right answer with the same nonce is stale', async (t) => {
-    if (skip) return t.skip(skip);
+    if (f.skip) return t.skip(f.skip);
     const uri = '/ui/journal';
     const challenge = await remote(uri);
     const lines = challenge.headers.split('\r\n').filter((l) => /^www-authenticate:/i.test(l)).map((l) => l.replace(/^www-authenticate:\s*/i, ''));
@@ -227,36 +225,17 @@ describe('from another machine: Digest users and a register made before the inst
 });
 
 describe('a register made from the LAN before the instance had a password', () => {
-  let ns: Namespace | undefined;
-  let skip = '';
-  let svc: RunningService;
-  let dataDir = '';
-  const remote = (path: string, headers?: Record<string, string>, options?: { method?: string; body?: string }) => ns!.remote(svc.port, path, headers, options);
-
-  before(async () => {
-    const made = await makeNamespace();
-    if (typeof made === 'string') {
-      skip = made;
-      return;
-    }
-    ns = made;
-    ({ svc, dataDir } = await startOn('0.0.0.0'));
-  });
-
-  after(async () => {
-    await svc?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    await ns?.close();
-  });
+  const f = remoteFixture({});
+  const remote = f.remote;
 
   test('keeps its own password, but it never opens the instance\'s keys or another register', async (t) => {
-    if (skip) return t.skip(skip);
+    if (f.skip) return t.skip(f.skip);
     // an unprotected instance may be set up from the LAN (documented): a POS makes its register
     const evil = await remote('/profile?rn=evil', JSON_TYPE, { method: 'POST', body: JSON.stringify({ Badge: 'E', Password: 'evilpw' }) });
     assert.equal(evil.status, 200, evil.text);
     assert.equal((await remote('/register?rn=evil', JSON_TYPE, { method: 'POST', body: JSON.stringify(sale()) })).status, 200);
     // the owner protects the instance
-    assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', Password: 'owner-pw' })).status, 200);
+    assert.equal((await post(`${f.svc.url}/profile`, { Badge: 'B', Password: 'owner-pw' })).status, 200);
     const backup = await remote('/backup?rn=evil&password=evilpw');
     assert.equal(backup.status, 200, 'its own journal');
     const files = await entries(backup.body);

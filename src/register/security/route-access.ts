@@ -316,6 +316,22 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { th
     return { stale: digest === 'stale' };
   }
 
+  /**
+   * Admits the request by the credentials it carries (marking their level), else counts a presented wrong
+   * one against its address; 'stale' when only a Digest nonce was too old (no failure: the browser retries).
+   */
+  async function admitByCredentials(req: FastifyRequest, query: Readonly<Record<string, string>>, rn: string, instance: boolean, basicOnly: boolean, presented: boolean): Promise<'ok' | 'stale' | 'refused'> {
+    const address = req.socket?.remoteAddress;
+    const { level, stale } = await levelOf(req, query, rn, instance, basicOnly);
+    if (level) {
+      if (presented) throttle.succeeded(address);
+      markAdmitted(req, rn, level);
+      return 'ok';
+    }
+    if (presented && !stale) throttle.failed(address);
+    return stale ? 'stale' : 'refused';
+  }
+
   async function admit(req: FastifyRequest, res: FastifyReply, entry: RouteEntry, given: AccessRule, instance: boolean, query: Readonly<Record<string, string>>, rn: string, what: string): Promise<FiscalError | undefined> {
     let rule = given;
     if (rule === 'password-once-set') {
@@ -339,13 +355,7 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { th
         markAdmitted(req, rn, 'instance');
         return undefined;
       }
-      const { level, stale } = await levelOf(req, query, rn, instance, basicOnly);
-      if (level) {
-        if (presented) throttle.succeeded(address);
-        markAdmitted(req, rn, level);
-        return undefined;
-      }
-      if (presented && !stale) throttle.failed(address);
+      if ((await admitByCredentials(req, query, rn, instance, basicOnly, presented)) === 'ok') return undefined;
       req.log.info({ route: what, ip: address }, 'refused: not local and no valid password');
       return new FiscalError(instance ? '#INSTANCE_ONLY' : '#FORBIDDEN', { value: what });
     }
@@ -358,14 +368,9 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { th
       }
       return new FiscalError(instance ? '#INSTANCE_ONLY' : '#FORBIDDEN', { value: what });
     }
-    const { level, stale } = await levelOf(req, query, rn, instance, false);
-    if (level) {
-      if (presented) throttle.succeeded(address);
-      markAdmitted(req, rn, level);
-      return undefined;
-    }
-    if (presented && !stale) throttle.failed(address);
-    const checked = pages.challenges(rn, stale);
+    const outcome = await admitByCredentials(req, query, rn, instance, false, presented);
+    if (outcome === 'ok') return undefined;
+    const checked = pages.challenges(rn, outcome === 'stale');
     req.log.info({ route: what, ip: address }, 'page refused: no valid credentials');
     // several challenges are several header lines (a browser picks the strongest it knows)
     res.header('www-authenticate', checked.challenges);
