@@ -16,11 +16,11 @@ import { add, dec, fmt, ZERO } from '../src/shared/money.js';
 import { cashboxDir } from '../src/register/fiscal/at/devices.js';
 import { deviceStore } from '../src/register/fiscal/at/index.js';
 import { ROOT, post, startTestService, tempDir, unzip } from './helpers.js';
-import { testdataDir } from '../src/shared/testing.js';
+import { vectorPath } from '../src/shared/testing.js';
 import { VERIFIERS } from '../src/register/fiscal/verifiers.js';
 import { createDecipheriv, createHash, createPrivateKey, sign } from 'node:crypto';
 
-const DATA = testdataDir('at-rksv');
+const DATA = vectorPath('at-rksv');
 const SETS = ['taxSetNormal', 'taxSetErmaessigt1', 'taxSetErmaessigt2', 'taxSetNull', 'taxSetBesonders'] as const;
 const LETTERS = ['A', 'B', 'C', 'D', 'E'];
 

@@ -12,10 +12,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ZipFile } from 'yazl';
+import { vectorPath } from '../src/shared/testing.js';
 import { ROOT, post, startTestService, tempDir, unzip } from './helpers.js';
 
 const CFG = { Cfg: { Cmp: { Nam: 'Café Nord ApS', Adr: 'Strøget', AdrNr: '1', Zip: '1160', City: 'København K', Ctry: 'DK', TaxId: 'DK12345678' }, Loc: { TL: '1', Nam: 'Café Nord', Adr: 'Strøget', AdrNr: '1', Zip: '1160', City: 'København K', Ctry: 'DK' }, Trm: { TT: 'K1' } } };
-const XSD = join(ROOT, 'test', 'fixtures', 'dk', 'Danish_SAF-T_Cash_Register_Schema_v_1.0.3.xsd');
+const XSD = vectorPath('dk-saft', 'Danish_SAF-T_Cash_Register_Schema_v_1.0.3.xsd');
 
 function tra(esr: Record<string, unknown>): { Tra: { ESR: Record<string, unknown> } } {
   return { Tra: { ESR: { TL: '1', TT: 'K1', Opr: '7', OprN: 'Mette', ...esr } } };
@@ -79,7 +80,7 @@ test('Denmark: cash transactions signed SHA-512 with the installed certificate, 
     const xml = files[xmlName] ?? '';
     const xmlFile = join(work, 'saft.xml');
     writeFileSync(xmlFile, xml);
-    const lint = spawnSync('xmllint', ['--noout', '--nonet', '--schema', XSD, xmlFile], { encoding: 'utf8', env: { ...process.env, XML_CATALOG_FILES: join(ROOT, 'test', 'fixtures', 'dk', 'catalog.xml') } });
+    const lint = spawnSync('xmllint', ['--noout', '--nonet', '--schema', XSD, xmlFile], { encoding: 'utf8', env: { ...process.env, XML_CATALOG_FILES: vectorPath('dk-saft', 'catalog.xml') } });
     assert.equal(lint.status, 0, `xmllint: ${lint.stderr}`);
     assert.match(xml, /urn:StandardAuditFile-Taxation-CashRegister:DK/);
 

@@ -1,7 +1,7 @@
 /**
  * A fake CIS (the Croatian Tax Administration's fiscalization service) for tests, never part of the product:
  * an HTTP server at POST /FiskalizacijaService that takes the SOAP request, validates its RacunZahtjev against
- * the official schema (test/fixtures/hr/FiskalizacijaSchema.xsd) with xmllint, verifies the enveloped XML
+ * the official schema (test/vectors/hr-cis/FiskalizacijaSchema.xsd) with xmllint, verifies the enveloped XML
  * signature with the certificate in its KeyInfo, checks that the certificate belongs to the Oib of the request
  * when its subject names one, and answers like the CIS: a RacunOdgovor with the echoed IdPoruke and a new JIR,
  * or its Greske (s001 schema, s004 signature, s005 OIB, s006 system error). Mode 'down' never answers (and
@@ -16,9 +16,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
-import { ROOT, freePort, tempDir } from './helpers.js';
+import { vectorPath } from '../src/shared/testing.js';
+import { freePort, tempDir } from './helpers.js';
 
-export const CIS_SCHEMA = join(ROOT, 'test', 'fixtures', 'hr', 'FiskalizacijaSchema.xsd');
+export const CIS_SCHEMA = vectorPath('hr-cis', 'FiskalizacijaSchema.xsd');
 const CIS_NS = 'http://www.apis-it.hr/fin/2012/types/f73';
 const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 

@@ -2,7 +2,7 @@
  * A fake FURS for tests (not part of the product): an HTTP server taking POST <base>/invoices and
  * <base>/invoices/register with `{"token": "<jws>"}`. It finds the signing certificate by the JWS header's
  * serial and subject_name among the certificates it knows, verifies the RS256 signature (jose), validates the
- * payload against FURS's official JSON schema (test/fixtures/si/FiscalVerificationSchema.json, ajv), and
+ * payload against FURS's official JSON schema (test/vectors/si-furs/FiscalVerificationSchema.json, ajv), and
  * answers like FURS: `{"token": "<jws signed by the fake's own key>"}` whose payload is an InvoiceResponse
  * with a UniqueInvoiceID (EOR), a BusinessPremiseResponse, or an Error {ErrorCode, ErrorMessage}.
  * Modes: 'ok'; 'error' (every request answered with FURS's system error S100, or the error given); 'down' (the connection is dropped unanswered).
@@ -14,13 +14,13 @@ import { readFileSync } from 'node:fs';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import AjvModule, { type Options, type ValidateFunction } from 'ajv';
 import { CompactSign, compactVerify } from 'jose';
 import { parse as losslessParse } from 'lossless-json';
+import { vectorPath } from '../src/shared/testing.js';
 import { tempDir } from './helpers.js';
 
-const SCHEMA_FILE = fileURLToPath(new URL('./fixtures/si/FiscalVerificationSchema.json', import.meta.url));
+const SCHEMA_FILE = vectorPath('si-furs', 'FiscalVerificationSchema.json');
 
 /**
  * FURS's schema is written for JSON Schema draft-04, which ajv 8 does not read: the copy in memory is given

@@ -12,10 +12,11 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ZipFile } from 'yazl';
+import { vectorPath } from '../src/shared/testing.js';
 import { ROOT, get, post, startTestService, tempDir, unzip } from './helpers.js';
 
 const CFG = { Cfg: { Cmp: { Nam: 'Kafé Nord AS', Adr: 'Storgata 1', Zip: '0155', City: 'Oslo', Ctry: 'NO', TaxId: 'NO999999999MVA' }, Loc: { TL: '1', Nam: 'Kafé Nord' }, Trm: { TT: '1' } } };
-const XSD = join(ROOT, 'test', 'fixtures', 'no', 'Norwegian_SAF-T_Cash_Register_Schema_v_1.00.xsd');
+const XSD = vectorPath('no-saft', 'Norwegian_SAF-T_Cash_Register_Schema_v_1.00.xsd');
 
 function tra(esr: Record<string, unknown>): { Tra: { ESR: Record<string, unknown> } } {
   return { Tra: { ESR: { TL: '1', TT: '1', Opr: '7', OprN: 'Kari', ...esr } } };

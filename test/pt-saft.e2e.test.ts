@@ -17,9 +17,9 @@ import { ZipFile } from 'yazl';
 import { ManualClock } from '../src/shared/clock.js';
 import { add, dec, fmt, sub, ZERO } from '../src/shared/money.js';
 import { ROOT, freePort, get, post, spawnService, startTestService, tempDir, unzip } from './helpers.js';
-import { testdataDir } from '../src/shared/testing.js';
+import { vectorPath } from '../src/shared/testing.js';
 
-const OFFICIAL_XSD = testdataDir('pt-saft', 'SAFTPT_1_04_01.xsd');
+const OFFICIAL_XSD = vectorPath('pt-saft', 'SAFTPT_1_04_01.xsd');
 
 /**
  * The official schema for xmllint: libxml2 (an XSD 1.0 processor) refuses to compile it because of one
@@ -34,7 +34,7 @@ function schemaForXmllint(dir: string): string {
   assert.ok((xsd.match(/<xs:all>/g)?.length ?? 0) <= 1, 'at most the one xs:all of the official schema');
   const path = join(dir, 'SAFTPT_1_04_01-xsd10.xsd');
   writeFileSync(path, fixed);
-  const sample = spawnSync('xmllint', ['--noout', '--schema', path, testdataDir('pt-saft', 'saft_idemo599999999.xml')], { encoding: 'utf8' });
+  const sample = spawnSync('xmllint', ['--noout', '--schema', path, vectorPath('pt-saft', 'saft_idemo599999999.xml')], { encoding: 'utf8' });
   assert.equal(sample.status, 0, `the AT sample validates: ${sample.stderr}`);
   return path;
 }
@@ -314,7 +314,7 @@ test('Portugal: FS, FT and NC documents, chains across a restart, QR code, SAF-T
 
 test('Portugal: the producer\'s key placed in <dataDir>/pt signs; once documents exist a lost key is not replaced', async () => {
   const dataDir = tempDir('efr-pt-key-');
-  const sample = testdataDir('pt-saft');
+  const sample = vectorPath('pt-saft');
   mkdirSync(join(dataDir, 'pt'));
   writeFileSync(join(dataDir, 'pt', 'private-key.pem'), readFileSync(join(sample, 'Private_Key.txt')));
   const svc = await startTestService({ dataDir, clock: new ManualClock(new Date(2026, 5, 1, 12, 0, 0)) });
@@ -440,7 +440,7 @@ test('Portugal: the signing key is never made anew once documents exist; a swapp
   const clock = new ManualClock(new Date(2026, 3, 1, 10, 0, 0));
   const priv = join(dataDir, 'pt', 'private-key.pem');
   const pub = join(dataDir, 'pt', 'public-key.pem');
-  const sampleKey = readFileSync(testdataDir('pt-saft', 'Private_Key.txt'));
+  const sampleKey = readFileSync(vectorPath('pt-saft', 'Private_Key.txt'));
   let svc = await startTestService({ clock, dataDir });
   const at = (tl: string) => post(`${svc.url}/register`, tra([{ Dsc: 'Café', TaxG: 'A', Amt: '0.80' }], { TL: tl, TT: '1' }));
   const restart = async () => {

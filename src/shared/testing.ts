@@ -16,10 +16,9 @@ export function fiscalError(fn: () => unknown): FiscalError {
 }
 
 /**
- * The public test vectors (`shared/testdata`, beside the repository as in CI), or the folder EFR_TESTDATA
- * names (.ci/run sets it for a clone made elsewhere).
+ * A path inside test/vectors, the public test vectors the repository carries (official schemas, sample files
+ * and scenarios, each set with its source and licence in its README), so that a clone runs its tests alone.
  */
-export function testdataDir(...parts: string[]): string {
-  const root = process.env.EFR_TESTDATA || join(fileURLToPath(new URL('../../..', import.meta.url)), 'shared', 'testdata');
-  return join(root, ...parts);
+export function vectorPath(...parts: string[]): string {
+  return join(fileURLToPath(new URL('../../test/vectors', import.meta.url)), ...parts);
 }

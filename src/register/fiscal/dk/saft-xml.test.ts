@@ -13,14 +13,14 @@ import { X509Certificate, createPrivateKey, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Obj } from '../../codec/index.js';
 import { type XmlElement, child, children, parseXml, textOf } from '../pt/xml-tree.js';
 import { VERIFIERS } from '../verifiers.js';
 import { danishSaftFileName, danishSaftXml } from './saft-xml.js';
+import { vectorPath } from '../../../shared/testing.js';
 import { verifyDanishExport } from './verify.js';
 
-const FIX = fileURLToPath(new URL('../../../../test/fixtures/dk/', import.meta.url));
+const FIX = vectorPath('dk-saft');
 const XSD = join(FIX, 'Danish_SAF-T_Cash_Register_Schema_v_1.0.3.xsd');
 const CATALOG = join(FIX, 'catalog.xml');
 

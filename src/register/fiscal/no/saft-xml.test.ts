@@ -13,12 +13,12 @@ import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Obj } from '../../codec/index.js';
 import { type XmlElement, child, children, parseXml, textOf } from '../pt/xml-tree.js';
+import { vectorPath } from '../../../shared/testing.js';
 import { saftCashRegisterXml, saftFileName } from './saft-xml.js';
 
-const XSD = fileURLToPath(new URL('../../../../test/fixtures/no/Norwegian_SAF-T_Cash_Register_Schema_v_1.00.xsd', import.meta.url));
+const XSD = vectorPath('no-saft', 'Norwegian_SAF-T_Cash_Register_Schema_v_1.00.xsd');
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024, publicExponent: 65537 });
 const PUB_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
@@ -404,7 +404,7 @@ test('NO SAF-T: an empty period and an empty journal give valid files', () => {
 });
 
 test('NO SAF-T: the keyrefs are checked: the official example passes, an undeclared employee or event type fails', () => {
-  const example = readFileSync(fileURLToPath(new URL('../../../../test/fixtures/no/ExampleFile SAF-T Cash Register_999999999_20210330104000.xml', import.meta.url)), 'utf8');
+  const example = readFileSync(vectorPath('no-saft', 'ExampleFile SAF-T Cash Register_999999999_20210330104000.xml'), 'utf8');
   assert.equal(xmllint(example).status, 0);
   assert.notEqual(xmllint(example.replace('<eventType>ZREP</eventType>', '<eventType>NOPE</eventType>')).status, 0);
   const xml = saftCashRegisterXml({ ...INPUT, records: journal().records, period: {} });

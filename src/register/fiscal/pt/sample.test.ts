@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { testdataDir } from '../../../shared/testing.js';
+import { vectorPath } from '../../../shared/testing.js';
 import { hashChars, hashMessage, printedHash, signMessage } from './signature.js';
 import { child, children, decodeXmlBytes, parseXml, textOf } from './xml-tree.js';
 import { describeSaftReport, verifyExportFile, verifySaft } from './verify.js';
 
-const DATA = `${testdataDir('pt-saft')}/`;
+const DATA = vectorPath('pt-saft');
 const publicKey = createPublicKey(readFileSync(join(DATA, 'Public_Key.txt'), 'utf8'));
 const privateKey = createPrivateKey(readFileSync(join(DATA, 'Private_Key.txt'), 'utf8'));
 const load = (name: string) => parseXml(decodeXmlBytes(readFileSync(join(DATA, name))));

@@ -1,6 +1,6 @@
 /**
  * The FURS InvoiceRequest of a journaled receipt (technical specification, message "Račun" / invoice; the
- * JSON schema in test/fixtures/si/FiscalVerificationSchema.json). Amounts are JSON numbers with two decimals,
+ * JSON schema in test/vectors/si-furs/FiscalVerificationSchema.json). Amounts are JSON numbers with two decimals,
  * written into the JSON text exactly (lossless-json numbers from decimal strings, never JS floats).
  * See docs/countries/si.md for the mapping of ESR fields.
  */
