@@ -1,4 +1,8 @@
-// Runs every test file (src/**/*.test.ts and test/**/*.test.ts) with node's test runner through tsx.
+// Runs the test files with node's test runner through tsx.
+//   node scripts/run-tests.mjs                  every test file (src/**/*.test.ts and test/**/*.test.ts)
+//   node scripts/run-tests.mjs --unit           the in-process tests beside the code (src/**/*.test.ts)
+//   node scripts/run-tests.mjs --e2e            the end-to-end tests (test/**/*.test.ts)
+//   node scripts/run-tests.mjs render journal/  the files whose path contains one of the words (with a flag: within it)
 // Node 20 has no glob for --test, so the files are listed here; CI counts every one of them.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -17,8 +21,17 @@ function walk(dir, out) {
   return out;
 }
 
-const filter = process.argv.slice(2);
-let files = [...walk(join(root, 'src'), []), ...walk(join(root, 'test'), [])].sort();
+const args = process.argv.slice(2);
+const flags = args.filter((a) => a.startsWith('--'));
+const filter = args.filter((a) => !a.startsWith('--'));
+const unknown = flags.filter((f) => f !== '--unit' && f !== '--e2e');
+if (unknown.length) {
+  console.error(`unknown option ${unknown.join(' ')}: use --unit (src/**/*.test.ts), --e2e (test/**/*.test.ts) and parts of paths`);
+  process.exit(2);
+}
+// both flags, like none, mean every file
+const dirs = flags.length === 1 ? [flags[0] === '--unit' ? 'src' : 'test'] : ['src', 'test'];
+let files = dirs.flatMap((d) => walk(join(root, d), [])).sort();
 if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
 if (files.length === 0) {
   console.error('no test files found');
