@@ -7,6 +7,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -37,6 +38,9 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-console.log(`running ${files.length} test files`);
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { cwd: root, stdio: 'inherit' });
+// The unit tests mostly wait (PostgreSQL, timers, child processes), so twice as many files as cores run at
+// once; the end-to-end tests load the machine themselves (kill -9 under load, timing of answers), two at a time.
+const concurrency = flags.length === 1 && flags[0] === '--unit' ? Math.max(2, 2 * availableParallelism()) : 2;
+console.log(`running ${files.length} test files, ${concurrency} at a time`);
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: 'inherit' });
 process.exit(r.status ?? 1);
