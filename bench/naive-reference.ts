@@ -1,4 +1,4 @@
-// Naive durable reference for the bench (DESIGN.md, "Bars every change keeps"): a bare node:http server
+// Naive durable reference for the bench that the bars compare against: a bare node:http server
 // that, per POST, reads and parses the body, signs a SHA-256 hash of it with ECDSA P-256, appends one line
 // (hash + signature, base64) to a file and fdatasyncs it before answering 200. No batching, on purpose.
 //

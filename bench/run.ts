@@ -1,4 +1,4 @@
-// Load bench of POST /register (npm run bench). See DESIGN.md, "Bars every change keeps", and `--help`.
+// Load bench of POST /register (npm run bench). It prints each bar (README, "Performance") with ok/MISS; see `--help`.
 import { mkdtempSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * Predefined tax group letters (method 1 of the tax-group assignment), per country.
- * AT and DE come from compat-notes.md; countries without a table of their own use
+ * AT and DE are the letters the interface gives (docs/interface.md, "Tax groups"); countries without a table of their own use
  * the generic table, documented in docs/countries/generic.md.
  */
 export type TaxLetters = Readonly<Record<string, string>>;
