@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { PostgresPortalStore } from '../src/portal/store/postgres/postgres-portal-store.js';
-import { createScratchSchema, redactUrl, testPgUrl } from '../src/portal/store/postgres/scratch-schema.js';
+import { createScratchSchema, redactUrl, testPgUrl } from '../test/scratch-schema.js';
 import type { Entity, EntitySearch, NewEntity, ReadScope } from '../src/portal/store/types.js';
 
 const HELP = `Search bench of the portal store on PostgreSQL.

@@ -23,7 +23,7 @@ import { request } from 'undici';
 import pg from 'pg';
 import { startService, type RunningService } from '../src/register/server.js';
 import { verifyZip } from '../src/register/journal/export/verify-zip.js';
-import { createScratchSchema } from '../src/portal/store/postgres/scratch-schema.js';
+import { createScratchSchema } from './scratch-schema.js';
 import { type RunningPortal, startPortal } from '../src/portal/server.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { ROOT, type HttpAnswer, freePort, get, post, sale, tempDir, unzip, until } from './helpers.js';

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { systemClock } from '../src/shared/clock.js';
 import { initPortal } from '../src/portal/init.js';
 import { type RunningPortal, startPortal } from '../src/portal/server.js';
-import { type ScratchSchema, createScratchSchema, testPgUrl } from '../src/portal/store/postgres/scratch-schema.js';
+import { type ScratchSchema, createScratchSchema, testPgUrl } from './scratch-schema.js';
 import { http, tempDir } from './helpers.js';
 
 /** A relay from a local port to the PostgreSQL server that can be cut and restored on the same port. */

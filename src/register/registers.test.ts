@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createScratchSchema } from '../portal/store/postgres/scratch-schema.js';
+import { createScratchSchema } from '../../test/scratch-schema.js';
 import { PostgresJournalStore } from './journal/postgres/postgres-journal-store.js';
 import { Registers } from './registers.js';
 

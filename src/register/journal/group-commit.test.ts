@@ -19,7 +19,7 @@ import { GroupCommitter, StaleAttempt } from './group-commit.js';
 import type { JournalRecord, JournalStore } from './types.js';
 import { PostgresJournalStore } from './postgres/postgres-journal-store.js';
 import { SqliteJournalStore } from './sqlite/sqlite-store.js';
-import { createScratchSchema } from '../../portal/store/postgres/scratch-schema.js';
+import { createScratchSchema } from '../../../test/scratch-schema.js';
 
 /** One "process": its own store (pool), registers in memory and group commit. */
 interface Side {

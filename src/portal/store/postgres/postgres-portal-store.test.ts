@@ -11,7 +11,7 @@ import { openPortalStore } from '../open.js';
 import { StoreUnavailable } from '../types.js';
 import { PostgresPortalStore } from './postgres-portal-store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
-import { createScratchSchema, testPgUrl } from './scratch-schema.js';
+import { createScratchSchema, testPgUrl } from '../../../../test/scratch-schema.js';
 
 portalStoreContract('PostgreSQL', async () => {
   const scratch = await createScratchSchema();

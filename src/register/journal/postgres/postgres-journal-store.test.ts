@@ -16,7 +16,7 @@ import { initialState } from '../../registers.js';
 import { GENESIS, chainHash, signingPayload, verifyChain } from '../chain.js';
 import { openJournalStore } from '../open.js';
 import { type JournalRecord, RegisterExists, type RegisterState, StaleRegister } from '../types.js';
-import { createScratchSchema, type ScratchSchema } from '../../../portal/store/postgres/scratch-schema.js';
+import { createScratchSchema, type ScratchSchema } from '../../../../test/scratch-schema.js';
 import { PostgresJournalStore } from './postgres-journal-store.js';
 
 const PREFIX = 'efr_j_';

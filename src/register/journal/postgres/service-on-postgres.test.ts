@@ -14,7 +14,7 @@ import { request } from 'undici';
 import pg from 'pg';
 import { startService } from '../../server.js';
 import { verifyZip } from '../export/verify-zip.js';
-import { createScratchSchema } from '../../../portal/store/postgres/scratch-schema.js';
+import { createScratchSchema } from '../../../../test/scratch-schema.js';
 import { ROOT, freePort, get, post, sale, tempDir } from '../../../../test/helpers.js';
 
 async function exportVerifies(url: string, dir: string, name: string): Promise<{ ok: boolean; count: number; lastSQ: number }> {

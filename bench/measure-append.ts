@@ -2,18 +2,18 @@
  * A small measurement of the journal's append on PostgreSQL (a scratch schema of EFR_TEST_PG, dropped after):
  * single appends one after the other, and 32 concurrent submitters through the group commit (as 32 POS on
  * one register), with and without merging the queued appends into one transaction; SQLite (writer thread)
- * in the same run for comparison. Run: `node --import tsx src/register/journal/postgres/measure-append.ts`.
+ * in the same run for comparison. Run: `node --import tsx bench/measure-append.ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScratchSchema } from '../../../portal/store/postgres/scratch-schema.js';
-import { initialState } from '../../registers.js';
-import { GENESIS, chainHash } from '../chain.js';
-import { GroupCommitter } from '../group-commit.js';
-import { SqliteJournalStore } from '../sqlite/sqlite-store.js';
-import type { JournalRecord, JournalStore } from '../types.js';
-import { PostgresJournalStore } from './postgres-journal-store.js';
+import { createScratchSchema } from '../test/scratch-schema.js';
+import { initialState } from '../src/register/registers.js';
+import { GENESIS, chainHash } from '../src/register/journal/chain.js';
+import { GroupCommitter } from '../src/register/journal/group-commit.js';
+import { SqliteJournalStore } from '../src/register/journal/sqlite/sqlite-store.js';
+import type { JournalRecord, JournalStore } from '../src/register/journal/types.js';
+import { PostgresJournalStore } from '../src/register/journal/postgres/postgres-journal-store.js';
 
 const SINGLE = 300;
 const CONCURRENT = 32;
