@@ -7,7 +7,7 @@ import { FiscalError } from '../shared/errors.js';
 import { type Obj, type Value, isObj, str } from './codec/index.js';
 import type { ServiceContext } from './context.js';
 import { formatLocalDateTime } from './esr/datetime.js';
-import { appendRecord } from './pipeline.js';
+import { appendRecord } from './record-writer.js';
 import { moduleFor } from './fiscal/registry.js';
 import type { Register } from './registers.js';
 import type { Sealed } from './respond.js';

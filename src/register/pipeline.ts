@@ -12,13 +12,12 @@ import { formatLocalDateTime, yearOf } from './esr/datetime.js';
 import { identityOf, normalizeTra } from './esr/normalize.js';
 import { checkRules, checkShape } from './esr/validate.js';
 import { moduleFor } from './fiscal/registry.js';
-import { chainHash, signingPayload } from './journal/chain.js';
 import type { JournalRecord, RecordType, RegisterState, TransactionType } from './journal/types.js';
 import { StaleAttempt } from './journal/group-commit.js';
+import { type Prepared, type Submitted, STALE_ATTEMPTS, appendRecord, remember, sealRecord, staleBackoff } from './record-writer.js';
 import { type CachedResponse, type Register, initialState } from './registers.js';
 import { fisQrImage } from './render/qr/fis-qr.js';
 import { withDocumentHandle } from './recorder/tra-dh.js';
-import { fiscalStateEvents } from './recorder/events.js';
 import type { Lease } from './key-locks.js';
 import { type References, loadReferences, stale } from './originals.js';
 import { type ZAccumulator, addToTotals, addToZ, closeZ, emptyZ, totalsTags } from './closing/z-report.js';
@@ -26,7 +25,7 @@ import { rnOfQuery, rnOfTransaction } from './register-number.js';
 import { checkTransactionScope } from './security/token-scope.js';
 import type { TokenScope } from './security/tokens.js';
 import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
-import { assertDiskRoom, isDiskFull } from './maintenance/disk-quota.js';
+import { assertDiskRoom } from './maintenance/disk-quota.js';
 import { receiptPrintout, unprintedDuplicate } from './peripherals/receipt-printout.js';
 import type { OnlineOutcome } from './fiscal/delivery/deliverer.js';
 import { withAuthorityAnswer } from './fiscal/delivery/answers.js';
@@ -62,139 +61,8 @@ function noteTn(state: RegisterState, tl: string, tt: string, tn: string, year: 
   else if (year === c.y && n > c.n) c.n = n;
 }
 
-interface Prepared {
-  type: RecordType;
-  data: Obj;
-  index: Omit<JournalRecord, 'rid' | 'sq' | 'data' | 'hash' | 'sig' | 'type'>;
-  /** the TL/TT/TN key of a transaction with a TN, for duplicate detection while pending */
-  tnKey?: string;
-  /** the original it names and the parked receipt it resumes, for rule 10 and parking while pending */
-  refs?: References;
-  /** update of the register's counters with the sealed record's data, applied in the synchronous section */
-  apply?: (state: RegisterState, sq: number, data: Obj) => void;
-  /** run when the SQ is taken, before anything else of the record is made or submitted; throwing registers nothing (the receipt's unprinted mark, issue 13) */
-  beforeSubmit?: (sq: number) => void;
-}
-
 /** The unprinted mark of a receipt to print, written in the step its record is sealed (issue 13). */
 export type SealHook = (sq: number, ch: Buffer) => void;
-
-/**
- * A sealed record on its way to the disk; `done` settles after the commit (rejects with #JOURNAL or
- * #DISK_FULL, or with StaleAttempt when another process wrote the register meanwhile: nothing was written
- * and the register's state has been read back, so the transaction can be run again).
- */
-export interface Submitted {
-  sealed: Sealed;
-  done: Promise<void>;
-}
-
-/**
- * Seals one record onto a register's chain and submits it: SQ, hash and signature are assigned
- * synchronously (no await between reading the head and submitting).
- */
-export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string, data: Obj) => Obj): Submitted {
-  // a restore may replace the instance key and checks that nothing moved: no record of any register meanwhile
-  if (ctx.restoring !== undefined) throw new FiscalError('#BACKUP_BUSY', { value: ctx.restoring });
-  const state = reg.state;
-  const sq = state.sq + 1;
-  const prevHash = state.hash;
-  const counters = { fn: state.fn, tid: state.tid, zi: state.zi, country: { ...state.country } };
-  let data: Obj;
-  let text: string;
-  try {
-    data = { _: prepared.type, SQ: String(sq), RN: state.rn, ...prepared.data };
-    prepared.beforeSubmit?.(sq);
-    const fis = fiscalize ? fiscalize(sq, prevHash, data) : undefined;
-    if (fis) data.Fis = fis;
-    text = JSON.stringify(data);
-  } catch (e) {
-    Object.assign(state, counters);
-    throw e;
-  }
-  const hash = chainHash(prevHash, text);
-  const sig = ctx.signer.sign(signingPayload(data, hash.toString('hex')));
-  const record: JournalRecord = { ...prepared.index, rid: state.rid, sq, type: prepared.type, data: text, hash, sig };
-  if (data.Fis && typeof data.Fis === 'object' && !Array.isArray(data.Fis)) {
-    const fn = str(data.Fis, 'FN');
-    if (fn) record.fn = fn;
-  }
-  state.sq = sq;
-  state.hash = hash.toString('hex');
-  state.last[prepared.type] = sq;
-  // GET /last answers the newest record: the cache is refilled after the commit (or from the journal)
-  reg.last.delete(prepared.type);
-  reg.last.delete('any');
-  prepared.apply?.(state, sq, data);
-  // the TSE initialized, failing or answering again: reported to the portal once the record is committed
-  const fiscalEvents = ctx.events ? fiscalStateEvents(counters.country, state.country) : [];
-  const committed = ctx.committer.submit(record);
-  const entry = committed.catch(() => undefined);
-  reg.pending.set(sq, entry);
-  if (prepared.tnKey) reg.pendingTn.set(prepared.tnKey, sq);
-  const ref = prepared.refs?.ref;
-  const resume = prepared.refs?.resume;
-  if (ref) reg.pendingRef.set(ref, sq);
-  if (resume) reg.pendingResume.set(resume, sq);
-  const done = committed.then(
-    () => {
-      if (fiscalEvents.length > 0) ctx.events?.fiscalStateChanged(state.rn, fiscalEvents);
-    },
-    (e: unknown) => {
-      if (e instanceof StaleAttempt) throw e;
-      throw new FiscalError(isDiskFull(e) ? '#DISK_FULL' : '#JOURNAL');
-    },
-  ).finally(() => {
-    // the state was read back meanwhile (a failure or a stale register): the maps were reset with it
-    if (reg.pending.get(sq) !== entry) return;
-    reg.pending.delete(sq);
-    if (prepared.tnKey && reg.pendingTn.get(prepared.tnKey) === sq) reg.pendingTn.delete(prepared.tnKey);
-    if (ref && reg.pendingRef.get(ref) === sq) reg.pendingRef.delete(ref);
-    if (resume && reg.pendingResume.get(resume) === sq) reg.pendingResume.delete(resume);
-  });
-  return { sealed: { data, hash, sig }, done };
-}
-
-/** Attempts of a transaction whose register another process wrote meanwhile (then RC NO #JOURNAL). */
-export const STALE_ATTEMPTS = 16;
-
-/**
- * Before attempt n (from 2) of a transaction refused as stale: a short random pause, doubling up to 64 ms,
- * so that two processes writing one register at once stop refusing each other.
- */
-function staleBackoff(attempt: number): Promise<void> {
-  if (attempt < 2) return Promise.resolve();
-  const ms = Math.random() * Math.min(64, 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * Seals a record and waits for its commit. With `again`, a record refused because another process wrote
- * the register meanwhile is sealed again on the state read back (for records whose content does not depend
- * on the register's state: audit and log records); without it, that is #JOURNAL (the caller may retry).
- */
-export async function appendRecord(ctx: ServiceContext, reg: Register, prepared: Prepared, fiscalize?: (sq: number, prevHash: string, data: Obj) => Obj, again = false): Promise<Sealed> {
-  for (let attempt = 1; ; attempt += 1) {
-    const s = sealRecord(ctx, reg, prepared, fiscalize);
-    try {
-      await s.done;
-      return s.sealed;
-    } catch (e) {
-      if (!(e instanceof StaleAttempt)) throw e;
-      if (!again || attempt >= STALE_ATTEMPTS) throw new FiscalError('#JOURNAL');
-      await staleBackoff(attempt);
-    }
-  }
-}
-
-/** Keeps a committed record's answer for GET /last, unless a newer record was sealed meanwhile. */
-export function remember(reg: Register, type: RecordType, sealed: Sealed): ReturnType<typeof answerOf> {
-  const answer = answerOf(sealed);
-  const sq = Number(str(sealed.data, 'SQ'));
-  if (reg.state.last[type] === sq) reg.last.set(type, answer);
-  if (reg.state.sq === sq) reg.last.set('any', answer);
-  return answer;
-}
 
 /** A transaction registered before with the same identity and content, or a refusal of a reused TN. */
 async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr: Obj, ch: Buffer, rh: Buffer, year: number): Promise<JournalRecord | undefined> {

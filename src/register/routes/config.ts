@@ -4,7 +4,7 @@ import { FiscalError } from '../../shared/errors.js';
 import { type Obj, bodyFormat, decodeBody } from '../codec/index.js';
 import { saveCfg } from '../cfg.js';
 import type { ServiceContext } from '../context.js';
-import { remember } from '../pipeline.js';
+import { remember } from '../record-writer.js';
 import { saveProfile } from '../save-profile.js';
 import { registerNumber, rnOfQuery } from '../register-number.js';
 import { STATE_BOOLEANS, STATE_NUMBERS, stateRecord } from '../state-record.js';

@@ -10,7 +10,7 @@ import { type Obj, contentType, encode, obj, responseFormat, str } from '../code
 import type { ServiceContext } from '../context.js';
 import { formatLocalDateTime } from '../esr/datetime.js';
 import { signingPayload } from '../journal/chain.js';
-import { appendRecord } from '../pipeline.js';
+import { appendRecord } from '../record-writer.js';
 import { rnOfQuery } from '../register-number.js';
 import type { Register } from '../registers.js';
 import { guarded, queryOf } from './http.js';

@@ -6,7 +6,7 @@ import type { Register } from '../../registers.js';
 import { buildDsfinvk } from './dsfinvk/build.js';
 import { gdpduZip } from './gdpdu/data-set.js';
 import { buildGobd } from './gobd.js';
-import { appendRecord } from '../../pipeline.js';
+import { appendRecord } from '../../record-writer.js';
 import { systemEventFis } from './index.js';
 import { tseCertificate, tseTar } from './tse-export.js';
 import { openTse } from './tse.js';

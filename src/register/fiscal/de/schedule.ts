@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import type { Obj } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
-import { appendRecord } from '../../pipeline.js';
+import { appendRecord } from '../../record-writer.js';
 import type { Register } from '../../registers.js';
 import { writeStreamAtomic } from '../../../shared/files.js';
 import { timeOfDay } from '../../profile/attributes.js';

@@ -7,7 +7,7 @@ import { type Obj, isObj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import type { JournalRecord } from '../../journal/types.js';
-import { appendRecord } from '../../pipeline.js';
+import { appendRecord } from '../../record-writer.js';
 import type { Register } from '../../registers.js';
 import { type Sealed, sealedOf } from '../../respond.js';
 import type { AuthorityPort, DeliveryResult } from '../authority.js';

@@ -10,6 +10,7 @@ import type { Obj } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import type { Register } from '../../registers.js';
+import { appendRecord } from '../../record-writer.js';
 import type { JetEvent } from './jet.js';
 import { type FrKey, loadKey } from './keys.js';
 import { Ledger } from './ledger.js';
@@ -80,8 +81,6 @@ export async function journalEvents(ctx: ServiceContext, reg: Register, events: 
   }
   const d = formatLocalDateTime(ctx.clock.now());
   const attributes = ctx.profiles.settings(rn).raw;
-  // imported when needed: the pipeline imports the module registry, which imports this module
-  const { appendRecord } = await import('../../pipeline.js');
   await appendRecord(ctx, reg, { type: 'log', data: { TS: d, Event: `NF525 JET ${events.map((e) => e.kind).join(' ')}` }, index: { d } }, (): Obj => {
     const ledger = new Ledger(reg.state.country, rn);
     if (ledger.keyId !== '' && ledger.keyId !== key.keyId) {

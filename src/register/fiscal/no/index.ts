@@ -12,7 +12,7 @@ import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, isObj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
-import { appendRecord } from '../../pipeline.js';
+import { appendRecord } from '../../record-writer.js';
 import type { Register } from '../../registers.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, ServiceEvent } from '../module.js';

@@ -13,7 +13,7 @@ import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, isObj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
-import { appendRecord } from '../../pipeline.js';
+import { appendRecord } from '../../record-writer.js';
 import type { Register } from '../../registers.js';
 import { fiscalCertificate } from '../certificate-store.js';
 import { fiscalTimeoutOf } from '../delivery/deliverer.js';

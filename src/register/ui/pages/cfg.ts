@@ -9,7 +9,7 @@ import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, type Value, isObj } from '../../codec/index.js';
 import { saveCfg } from '../../cfg.js';
 import type { ServiceContext } from '../../context.js';
-import { remember } from '../../pipeline.js';
+import { remember } from '../../record-writer.js';
 import { cfgRnOf } from '../../routes/config.js';
 import { failureOf } from '../../respond.js';
 import { CFG_FIELD_TEXTS, CFG_PARTS, type CfgPartDef } from '../cfg-fields.js';
