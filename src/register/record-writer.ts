@@ -11,7 +11,7 @@ import type { JournalRecord, RecordType, RegisterState } from './journal/types.j
 import { StaleAttempt } from './journal/group-commit.js';
 import type { Register } from './registers.js';
 import type { References } from './originals.js';
-import { fiscalStateEvents } from './recorder/events.js';
+import { fiscalStateEvents } from './recorder/fiscal-state-events.js';
 import { type Sealed, answerOf } from './respond.js';
 import { isDiskFull } from './maintenance/disk-quota.js';
 

@@ -11,7 +11,7 @@
  * A backup written into the data folder itself does not count as an archive: it shares the disk (a lost
  * or full disk takes both).
  */
-import { activationKey, confirmedKey } from '../recorder/recorder.js';
+import { activationKey, confirmedKey } from '../recorder/keys.js';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ServiceContext } from '../context.js';
 import type { Register } from '../registers.js';

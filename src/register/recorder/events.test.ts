@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fiscalStateEvents } from './events.js';
+import { fiscalStateEvents } from './fiscal-state-events.js';
 
 const codes = (before: Record<string, string>, after: Record<string, string>): string[] => fiscalStateEvents(before, after).map((e) => e.code);
 

@@ -29,13 +29,12 @@ import type { Obj } from '../codec/index.js';
 import { saveCfg } from '../cfg.js';
 import type { ServiceContext } from '../context.js';
 import { markArchived } from '../maintenance/archive-marks.js';
+import { ACTIVATION_KEY, LEASE_KEY, activationKey, confirmedKey } from './keys.js';
 import { closeProxyAgents, postJson } from './portal-client.js';
 import { activationHandleFields, archiveRecordExtras } from './receipt-handles.js';
 
-export const ACTIVATION_KEY = 'recorder:activation';
-export const LEASE_KEY = 'recorder:lease';
-export const activationKey = (rn: string): string => (rn === 'def' ? ACTIVATION_KEY : `${ACTIVATION_KEY}:${rn}`);
-export const confirmedKey = (rn: string): string => `recorder:sq:${rn}`;
+// the end-to-end tests name the activation entry from here
+export { ACTIVATION_KEY };
 export const BATCH_RECORDS = 500;
 export const BATCH_BYTES = 1024 * 1024;
 const IDLE_MS = 250;

@@ -17,7 +17,7 @@ import type { ServiceContext } from '../context.js';
 import type { CachedResponse } from '../registers.js';
 import { documentHandle } from '../render/qr/document-handle.js';
 import type { Sealed } from '../respond.js';
-import { activationKey } from './recorder.js';
+import { activationKey } from './keys.js';
 
 /** Registers known to be activated, per store (an activation is never undone locally: the badge is locked). */
 const activated = new WeakMap<object, Set<string>>();

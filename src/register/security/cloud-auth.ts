@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { applyQueryScope } from './token-scope.js';
 import { markOperatorCandidate, passwordOf } from './local-or-password.js';
-import { ACTIVATION_KEY } from '../recorder/recorder.js';
+import { ACTIVATION_KEY } from '../recorder/keys.js';
 import { postJson } from '../recorder/portal-client.js';
 import { ApiKeys } from './api-keys.js';
 import { LocalKeySource } from './key-source.js';
