@@ -9,7 +9,7 @@ import { type Obj, isObj, obj, str } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import type { JournalRecord } from '../journal/types.js';
 import type { Register } from '../registers.js';
-import { recordView } from '../routes/journal.js';
+import { recordView } from '../journal/record-view.js';
 import { withAuthorityAnswer } from '../fiscal/delivery/answers.js';
 import { RECEIPT_TYPES, type ReceiptRecord, type ReceiptType } from './receipt-view.js';
 

@@ -4,29 +4,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
-import { type Obj, contentType, encodeJsonValue, encodeXmlElement, isObj } from '../codec/index.js';
+import { type Obj, contentType, encodeJsonValue, encodeXmlElement } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import { type ParsedFind, encodeContinuation, matchesFilters, parseFind } from '../journal/find-query.js';
 import { RECORDS_PER_FILE, jouFileName } from '../journal/export/jou-export.js';
-import type { JournalRecord } from '../journal/types.js';
+import { recordView } from '../journal/record-view.js';
 import { rnOfQuery } from '../register-number.js';
-import { answerOf, sealedOf } from '../respond.js';
 import { authorityOf, withAuthorityAnswer } from '../fiscal/delivery/answers.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { formatOf, guarded, queryOf, registerOf, sendDoc } from './http.js';
-
-/** A journal record as the API shows it: its data with `_` naming the type, the fiscal data as answered, its hash. */
-export function recordView(record: JournalRecord): Obj {
-  const sealed = sealedOf(record);
-  const view: Obj = { ...sealed.data };
-  // the fiscal data as answered (with the journal signature where the country does not sign), and what
-  // only the journal keeps (a TSE's log messages)
-  const answered = answerOf(sealed).body.Fis;
-  const stored = sealed.data.Fis;
-  if (answered !== undefined || stored !== undefined) view.Fis = { ...(isObj(stored) ? stored : {}), ...(isObj(answered) ? answered : {}) };
-  view.Hash = record.hash.toString('hex');
-  return view;
-}
 
 /** One page of a search (GET /find and the journal page): the matching records, and where the next page starts. */
 export interface FoundPage {

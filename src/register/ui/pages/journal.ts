@@ -20,7 +20,7 @@ import { failureOf } from '../../respond.js';
 import { sendBackup } from '../../routes/backup.js';
 import { sendExport } from '../../routes/export.js';
 import { registerOf } from '../../routes/http.js';
-import { recordView } from '../../routes/journal.js';
+import { recordView } from '../../journal/record-view.js';
 import { receiptPageHtml } from '../../routes/render.js';
 import { type FormFields, formIsOurs, formOf, tokenField } from '../forms.js';
 import { type Html, html } from '../html.js';

@@ -8,7 +8,7 @@ import { type Obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { scanFolder, storageRecord } from '../../maintenance/disk-usage.js';
 import type { Register } from '../../registers.js';
-import { recordView } from '../../routes/journal.js';
+import { recordView } from '../../journal/record-view.js';
 import { stateRecord } from '../../state-record.js';
 import { countryOf } from '../../fiscal/registry.js';
 import { type Html, html } from '../html.js';
