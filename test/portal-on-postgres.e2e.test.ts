@@ -10,4 +10,4 @@ await import('./portal-permissions.e2e.test.js');
 await import('./portal-foreign-ids.e2e.test.js');
 await import('./portal-deactivation.e2e.test.js');
 await import('./portal-search.e2e.test.js');
-await import('./portal-review.e2e.test.js');
+await import('./portal-lifecycle-and-input.e2e.test.js');

@@ -1,9 +1,9 @@
 /**
- * The journal and status pages over plain HTTP (review of issue 12): a verify of a long journal does not hold up
- * the service, runs once per register at a time and stops after its time cap with where to continue; the
- * downloads that change state (backup: the archive mark; TSE export: a log record) are POST forms with the page
- * token; the pages use exactly the `rn` the access hook checked; the page texts are translated (search refusals,
- * chain breaks, the receipt frame's refusal, the recorder's warning).
+ * The journal and status pages over plain HTTP: a verify of a long journal does not hold up the service, runs
+ * once per register at a time and stops after its time cap with where to continue; the downloads that change state
+ * (backup: the archive mark; TSE export: a log record) are POST forms with the page token; the pages use exactly
+ * the `rn` the access hook checked; the page texts are translated (search refusals, chain breaks, the receipt
+ * frame's refusal, the recorder's warning).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,8 +1,9 @@
 /**
- * Review findings of issue 11 on the portal side, on real portals (SQLite; PostgreSQL with EFR_TEST_PG): an archive
- * batch that does not join what the portal holds is refused; two portal processes escalating at once mail once; a
- * condition that comes back within the reopen period reopens its notification without mail; events sent again with
- * their ids are processed once; the receipt page's guess limit told apart behind a trusted proxy.
+ * What the portal receives from recorders when batches repeat, race or break the chain, on real portals (SQLite;
+ * PostgreSQL with EFR_TEST_PG): an archive batch that does not join what the portal holds is refused; two portal
+ * processes escalating at once mail once; a condition that comes back within the reopen period reopens its
+ * notification without mail; events sent again with their ids are processed once; the receipt page's guess limit
+ * tells clients apart behind a trusted proxy.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

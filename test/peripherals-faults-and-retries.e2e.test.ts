@@ -1,8 +1,9 @@
 /**
- * Peripherals review fixes (issue 13): a retry without TN is the same sale only while its receipt is the
- * last of its TL/TT; the profile checks the effective printer attributes; an unconfirmed printout is
- * printed again as a copy; the drawer answer is checked; drawer/wait survives a long printout; status
- * before print data; a printer that never answers or closes mid-stream; GET /last after a failed printout.
+ * Printer faults and retries over real HTTP against the fake ESC/POS printer: a retry without TN is the same
+ * sale only while its receipt is the last of its TL/TT; the profile checks the effective printer attributes;
+ * an unconfirmed printout is printed again as a copy; the drawer answer is checked; drawer/wait survives a
+ * long printout; status before print data; a printer that never answers or closes mid-stream; GET /last after
+ * a failed printout.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { get, post, sale, tempDir } from './helpers.js';
 
 let svc: RunningService;
 let printer: FakeEscposPrinter;
-const dataDir = tempDir('efr-peri-review-');
+const dataDir = tempDir('efr-peri-faults-');
 
 async function profile(attributes: string, rn?: string): Promise<{ status: number; text: string }> {
   return post(`${svc.url}/profile${rn ? `?RN=${rn}` : ''}`, { Badge: 'B1', Attributes: attributes });
@@ -36,7 +37,7 @@ function reset(): void {
   Object.assign(printer.state, { paperEnd: false, paperNearEnd: false, coverOpen: false, drawerOpen: false, printDelayMs: 0, answers: true, confirms: true, closeAfterBytes: 0, drawerAnswer: undefined });
 }
 
-describe('peripherals review fixes', () => {
+describe('peripherals: printer faults and retries', () => {
   test('a coffee unprinted, another sale, then a new coffee: journaled as its own record', async () => {
     reset();
     printer.state.paperEnd = true;

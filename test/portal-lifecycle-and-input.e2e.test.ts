@@ -1,5 +1,5 @@
 /**
- * The portal's answers to the findings of its review (issue 10) over real HTTP: reactivation and the scheduler,
+ * The portal's entity lifecycle and strict input over real HTTP: reactivation and the scheduler,
  * the register rights a deactivation cascade needs, reactivation under a deactivated parent, locationIdentification
  * unique regardless of case under parallel requests, leap seconds, strict JSON types, lone surrogates, U+001F in
  * searchText, countryProperties of organizations, searches without a body, 413/415, unknown parents.
@@ -22,7 +22,7 @@ function assertInvalid(r: HttpAnswer, ...fields: string[]): void {
   assert.deepEqual(Object.keys(r.json.validationErrors).sort(), [...fields].sort(), r.text);
 }
 
-describe(`portal review findings (${STORE_NAME})`, () => {
+describe(`portal lifecycle and input checks (${STORE_NAME})`, () => {
   const clock = new ManualClock(new Date('2026-06-15T12:00:00Z'));
   let p: TestPortal;
   let orgId: number;
@@ -44,7 +44,7 @@ describe(`portal review findings (${STORE_NAME})`, () => {
   });
   after(() => p.stop());
 
-  test('1: a company reactivated after its scheduled deactivation ran stays active; its schedule is gone', async () => {
+  test('a company reactivated after its scheduled deactivation ran stays active; its schedule is gone', async () => {
     const c = await create('/api/v1/companies', company(orgId, { name: 'Phoenix GmbH' }), 'company');
     await p.store.putRegister(register('PHX-1', c), clock.now());
     assert.equal((await p.call('POST', `/api/v1/companies/${c}/deactivate?deactivateAfterYear=2026`)).status, 200);
@@ -64,7 +64,7 @@ describe(`portal review findings (${STORE_NAME})`, () => {
     assert.equal(await registerState('PHX-1'), 'Deactivated', 'its registers stay as the cascade left them');
   });
 
-  test('2: a deactivation whose cascade reaches registers needs ManageRegister on their company', async () => {
+  test('a deactivation whose cascade reaches registers needs ManageRegister on their company', async () => {
     const c = await create('/api/v1/companies', company(orgId, { name: 'HQ Company' }), 'company');
     const hq = await create('/api/v1/locations', location(c, { name: 'HQ', locationIdentification: 'HQ' }), 'location');
     const branch = await create('/api/v1/locations', location(c, { name: 'Branch', locationIdentification: 'BR-1' }), 'location');
@@ -108,7 +108,7 @@ describe(`portal review findings (${STORE_NAME})`, () => {
     assert.equal(await registerState('TILL-2'), 'Productive');
   });
 
-  test('3: a location cannot be reactivated while its company is deactivated', async () => {
+  test('a location cannot be reactivated while its company is deactivated', async () => {
     const c = await create('/api/v1/companies', company(orgId, { name: 'Closed Co' }), 'company');
     const l = await create('/api/v1/locations', location(c, { locationIdentification: 'CL-1' }), 'location');
     assert.equal((await p.call('POST', `/api/v1/companies/${c}/deactivate`)).status, 200);
@@ -126,7 +126,7 @@ describe(`portal review findings (${STORE_NAME})`, () => {
     assert.equal((await p.call('PUT', `/api/v1/locations/${l}`, location(c, { locationIdentification: 'CL-1', state: 'Productive' }))).status, 200);
   });
 
-  test('4: parallel creates of identifications differing only in case: one of each pair', async () => {
+  test('parallel creates of identifications differing only in case: one of each pair', async () => {
     const c = await create('/api/v1/companies', company(orgId, { name: 'Race Co' }), 'company');
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => [`Dup-${i}`, `DUP-${i}`]).flat()
       .map((li) => p.call('POST', '/api/v1/locations', location(c, { name: li, locationIdentification: li }))));
@@ -139,7 +139,7 @@ describe(`portal review findings (${STORE_NAME})`, () => {
     assert.equal(found.json.totalCount, 10);
   });
 
-  test('5: a leap second is a date-time (the second before it); errors name the API fields', async () => {
+  test('a leap second is a date-time (the second before it); errors name the API fields', async () => {
     const r = await p.call('POST', '/api/v1/organizations/search', { createdAfter: '2016-12-31T23:59:60Z' });
     assert.equal(r.status, 200, r.text);
     assert.ok(r.json.totalCount >= 1);
@@ -158,7 +158,7 @@ describe(`portal review findings (${STORE_NAME})`, () => {
     assertInvalid(bad, 'firstTransactionAfter', 'createdAfter');
   });
 
-  test('6: bodies are strict JSON types (no coercion); path and query values are still read as numbers', async () => {
+  test('bodies are strict JSON types (no coercion); path and query values are still read as numbers', async () => {
     assertInvalid(await p.call('POST', '/api/v1/organizations', { parentEntityId: String(orgId), name: 12345 }), 'parentEntityId', 'name');
     assertInvalid(await p.call('POST', '/api/v1/organizations', { parentEntityId: [orgId], name: ['Array Org'] }), 'parentEntityId', 'name');
     assertInvalid(await p.call('POST', '/api/v1/companies/search', { limit: '5', orderDescending: 'true' }), 'limit', 'orderDescending');
@@ -171,7 +171,7 @@ describe(`portal review findings (${STORE_NAME})`, () => {
     assert.equal((await p.call('POST', `/api/v1/companies/${c}/deactivate?deactivateAfterYear=2030&deactivateAfterYear=2031`)).status, 400);
   });
 
-  test('8: text with a lone UTF-16 surrogate is refused, naming the field', async () => {
+  test('text with a lone UTF-16 surrogate is refused, naming the field', async () => {
     const raw = `{"parentEntityId":${orgId},"name":"x\\ud800y","userComment":"ok \\ud83d\\ude00"}`;
     assertInvalid(await p.call('POST', '/api/v1/organizations', raw, undefined, { 'content-type': 'application/json' }), 'name');
     const low = `{"parentEntityId":${orgId},"name":"Fine","city":"\\udc00"}`;
@@ -181,19 +181,19 @@ describe(`portal review findings (${STORE_NAME})`, () => {
     assert.equal(pair.json.organization.name, 'Emoji \u{1F600}');
   });
 
-  test('9: searchText with U+001F (the store\'s field separator) is refused', async () => {
+  test('searchText with U+001F (the store\'s field separator) is refused', async () => {
     assertInvalid(await p.call('POST', '/api/v1/companies/search', { searchText: '1010\u001fatu' }), 'searchText');
     assertInvalid(await p.call('POST', '/api/v1/registers/search', { searchText: '\u001f' }), 'searchText');
   });
 
-  test('10: an organization keeps no countryProperties from its create', async () => {
+  test('an organization keeps no countryProperties from its create', async () => {
     const r = await p.call('POST', '/api/v1/organizations', org(orgId, { name: 'No props', countryProperties: { dE_WIdNr: 'DE1' } }));
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.organization.countryProperties, null);
     assert.equal((await entity('organizations', r.json.organization.id)).countryProperties, null);
   });
 
-  test('11: a search without a body is an empty search; 413 and 415 keep their status', async () => {
+  test('a search without a body is an empty search; 413 and 415 keep their status', async () => {
     for (const kind of ['organizations', 'companies', 'locations', 'registers']) {
       const r = await p.call('POST', `/api/v1/${kind}/search`);
       assert.equal(r.status, 200, `${kind}: ${r.text}`);
@@ -209,7 +209,7 @@ describe(`portal review findings (${STORE_NAME})`, () => {
     assert.match(text.json.errorMessage, /application\/xml/);
   });
 
-  test('11: an unknown parent answers like a foreign one (403) unless the caller manages a root', async () => {
+  test('an unknown parent answers like a foreign one (403) unless the caller manages a root', async () => {
     const c = await create('/api/v1/companies', company(orgId, { name: 'Parent Co' }), 'company');
     const manager = await p.client([{ entityId: c, permission: 'ManageCompany' }]);
     const missing = await p.call('POST', '/api/v1/locations', location(999_999, { locationIdentification: 'M1' }), manager.token);
