@@ -1,5 +1,5 @@
 /**
- * Who may call what (issue 8, points 2, 3, 7, 8) over real HTTP: the local-or-password rule from another
+ * Who may call what over real HTTP: the local-or-password rule from another
  * machine (a veth pair into a network namespace made here with `ip netns`), browser pages behind the system
  * password (Basic) and HTTP Digest from a real htdigest file (the client side of RFC 2617 computed here),
  * environment settings, CORS and request size limits.

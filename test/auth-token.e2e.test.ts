@@ -1,5 +1,5 @@
 /**
- * Cloud mode end to end (issue 8, point 1): POST /auth/token in its three variants, bearer tokens on every
+ * Cloud mode end to end: POST /auth/token in its three variants, bearer tokens on every
  * request, expiry by the injected clock, refresh rotation and replay detection, tokens scoped to
  * TaxId/TL/TT, secrets stored hashed, and `efr apikey` as a real child process.
  */

@@ -1,5 +1,5 @@
 /**
- * Backup and restore (issue 9, points 1 and 2) over real HTTP with real data folders: a backup taken while
+ * Backup and restore over real HTTP with real data folders: a backup taken while
  * transactions keep arriving restores into a fresh instance whose journal verifies and whose next
  * transaction continues SQ, TN and (Austria) the RKSV chain; refusals IN_USE and ONLINE; numbered
  * incremental files; `last`; GET /backup?log as GET /backup/log.

@@ -1,5 +1,5 @@
 /**
- * Bad input (issue 8, point 9), property-based with fast-check: random and malformed JSON/XML bodies,
+ * Bad input, property-based with fast-check: random and malformed JSON/XML bodies,
  * content types, headers and query strings sent to every route the service has (read from the running
  * app, so a route added later is fuzzed too), and random bytes as whole HTTP requests. Whatever arrives:
  * no 5xx, an answer within seconds, the service alive, and the journal unchanged (same records, same head,

@@ -1,5 +1,5 @@
 /**
- * Storage (issue 9, point 3) over real HTTP: GET /disk and /disk/dir against the files themselves,
+ * Storage over real HTTP: GET /disk and /disk/dir against the files themselves,
  * DiskQuota and a really full disk (a tmpfs of 4 MB) answering #DISK_FULL with nothing journaled and the
  * chain going on once there is room, and POST /disk/clean removing logs, exports and old backups first,
  * journal records only when archived and older than `keep`, the rest still verifying from the cut.

@@ -1,5 +1,5 @@
 /**
- * Spain through POST /register and GET /export, the rules a reviewer found missing: a period export that
+ * Spain through POST /register and GET /export, the rules beyond a plain sale and its export: a period export that
  * keeps a back-dated receipt inside the chain, amounts with three decimals, the customer of a rectifying
  * invoice, NumeroInstalacion and required shop (TL), a change of the issuer's NIF, customer tax ids the AEAT
  * would reject, invoice numbers the AEAT would reject and the 12-line limit of the breakdown.

@@ -352,7 +352,7 @@ async function downloadWith(svc: TestService, query: string): Promise<Buffer> {
   return body;
 }
 
-describe('France NF525: fixes of the review', () => {
+describe('France NF525: parallel duplicates, odd input, a lost key, sealed exports and the automatic Z', () => {
   test('three parallel duplicates of one ticket are DUPLICATA n° 1, 2 and 3', async () => {
     const svc = await frService(new ManualClock(new Date(2026, 4, 28, 9, 0, 0)));
     try {

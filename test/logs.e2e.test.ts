@@ -1,5 +1,5 @@
 /**
- * The service log (issue 9, point 4) over real HTTP with the real log files: Log_remove strips before
+ * The service log over real HTTP with the real log files: Log_remove strips before
  * writing (the file's bytes), Log_debug raises the level without a restart, rotation keeps its bound,
  * GET /log answers each client only the lines it has not seen, and GET /backup/log zips the lines of a
  * period and never a transaction's content.

@@ -1,12 +1,12 @@
 /**
- * Several register-service processes on one PostgreSQL journal (issue 11, point 5), on the real server
+ * Several register-service processes on one PostgreSQL journal, on the real server
  * (EFR_TEST_PG, default postgres://postgres@127.0.0.1:5432/test), each test in a fresh schema, the services
  * sharing one data folder (instance key). Any process may serve any register: a transaction sealed on a
  * register state another process has moved on from is refused by the journal, the state read back and the
  * transaction run again from the start, so SQ and TN stay gapless and every chain single.
  *
  * 1. Two services in this process: automatic TNs through both, the same TL/TT/TN through both at once.
- * 2. The cloud deployment of issue 11 ("Done when"): a portal on PostgreSQL and two `efr serve --db` processes,
+ * 2. A whole cloud deployment: a portal on PostgreSQL and two `efr serve --db` processes,
  *    Multi POS activated at the portal by the company's badge, 20 terminals, 2,000 transactions spread over both
  *    (some of a terminal through both at once, some the very same through both), the process that sends the
  *    journal archive killed -9 mid-way and its unanswered transactions sent again to the other, the portal

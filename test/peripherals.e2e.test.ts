@@ -1,5 +1,5 @@
 /**
- * Peripherals (issue 13) over real HTTP against a fake ESC/POS printer on a loopback TCP port
+ * Peripherals over real HTTP against a fake ESC/POS printer on a loopback TCP port
  * (test/fake-escpos-printer.ts parses the bytes and answers DLE EOT, GS r, GS I): the receipt printed by
  * /register (text and QR), /peri/print, /peri/display, the drawer pulse, drawer/wait with its interim 102,
  * the printer state, paper end as RC NO and the retry printed once and journaled once, GET /last 423 while

@@ -1,5 +1,5 @@
 /**
- * Cloud API keys from the portal at a cloud register service (issue 11 point 5), with a real portal and a real
+ * Cloud API keys from the portal at a cloud register service, with a real portal and a real
  * register service in cloud mode activated by a company badge: a key made at the portal logs in at
  * POST /auth/token and its token registers a sale; a key of another company is refused; a revoked key's
  * refresh is refused once the cache time (EFR_PORTAL_KEY_CACHE_MS, low here) is over; with the portal stopped

@@ -1,5 +1,5 @@
 /**
- * Cloud API keys of a company at the portal (issue 11 point 5), on a real portal (SQLite; PostgreSQL with
+ * Cloud API keys of a company at the portal, on a real portal (SQLite; PostgreSQL with
  * EFR_TEST_PG): made with ManageCompany, the secret answered once and stored as SHA-256 only, listed with
  * ReadCompany without secrets, revoked (kept for the record); the instance check POST /api/v1/recorder/apiKeys/verify
  * for company and organization badges, an unknown key and a wrong secret answering alike.

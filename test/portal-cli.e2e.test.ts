@@ -1,5 +1,5 @@
 /**
- * `efr portal init` and `efr portal` as real processes (issue 10, point 3): the root organization and its admin
+ * `efr portal init` and `efr portal` as real processes: the root organization and its admin
  * client are made once, the credentials printed once (the secret only stored hashed), a second init is refused;
  * the portal serves its OpenAPI 3.1 document and the reference page, and stops on SIGTERM.
  */

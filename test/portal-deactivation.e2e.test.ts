@@ -1,5 +1,5 @@
 /**
- * Deactivation in the portal over real HTTP with an injected clock (issue 10, points 1 and 4): companies and
+ * Deactivation in the portal over real HTTP with an injected clock: companies and
  * locations at once with their cascade, on 31 December 23:59:59 UTC of a year by the scheduler, and registers:
  * get, search with the register filters, discharge at once or at a set time.
  */

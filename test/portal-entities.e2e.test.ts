@@ -1,6 +1,6 @@
 /**
- * The portal's organizations, companies, locations, contacts and notifications over real HTTP (issue 10, points
- * 1, 2 and 4): every operation's success, each bound of the spec refused in the envelope with the field named,
+ * The portal's organizations, companies, locations, contacts and notifications over real HTTP: every
+ * operation's success, each bound of the spec refused in the envelope with the field named,
  * tax ids by country, test organizations, badges, and the envelope on every answer.
  */
 import { after, before, describe, test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Register notifications (issue 11, point 4) on a real portal (SQLite; PostgreSQL with EFR_TEST_PG): events an
+ * Register notifications on a real portal (SQLite; PostgreSQL with EFR_TEST_PG): events an
  * instance reports (credential, validation), one open notification per register and code, REGISTER_SILENT by the
  * scheduler with a ManualClock (raised after the configured time, escalated, closed when heard from), texts in
  * en and de, mail to the contacts of the matching type as .eml files in the outbox and over a real loopback SMTP

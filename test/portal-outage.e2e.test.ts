@@ -1,5 +1,5 @@
 /**
- * The portal when its PostgreSQL server goes away (review of issue 10, finding 11): the portal reaches the real
+ * The portal when its PostgreSQL server goes away: the portal reaches the real
  * server through a TCP relay in this test; closing the relay cuts the connections like an outage. Requests then
  * answer 503 SERVICE_UNAVAILABLE in the envelope (never a 500), and work again once the server is reachable.
  */

@@ -1,5 +1,5 @@
 /**
- * Permissions of the portal over real HTTP (issue 10, point 3): API clients with grants on one entity can act on it
+ * Permissions of the portal over real HTTP: API clients with grants on one entity can act on it
  * and below, nowhere else; what no grant covers is answered 404 like an unknown id, 403 is for what the caller
  * sees but may not do; searches return only what the caller may read; bearer tokens are required everywhere.
  */

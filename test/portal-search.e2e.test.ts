@@ -1,5 +1,5 @@
 /**
- * Searches of the portal over real HTTP (issue 10, point 5): paging over 600 locations (limit 0 to 250, default
+ * Searches of the portal over real HTTP: paging over 600 locations (limit 0 to 250, default
  * 100, 0 = all; offset), every filter of the spec, the sort field whitelist and order.
  */
 import { after, before, describe, test } from 'node:test';

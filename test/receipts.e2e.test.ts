@@ -1,5 +1,5 @@
 /**
- * Digital receipts (issue 11, point 3) between a real register service and a real portal (SQLite; PostgreSQL with
+ * Digital receipts between a real register service and a real portal (SQLite; PostgreSQL with
  * EFR_TEST_PG): Tra_DH in the /register answer only when online, the portal's activation with the register
  * handle, the archive with transaction handles (taken from the service's real journal through
  * archiveRecordExtras), and the receipt page /r/<DH> drawn with the register service's template and the Cfg in

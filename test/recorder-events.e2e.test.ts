@@ -1,5 +1,5 @@
 /**
- * The register service's event reporter (issue 11, point 4) against a real portal: a German register activated by
+ * The register service's event reporter against a real portal: a German register activated by
  * badge reports its TSE put into service; while the portal is away a TSE failure and a nearly full disk are
  * queued durably (they survive a restart of the service) and are delivered once the portal is up again; the
  * TSE answering again and the disk freed close the portal's notifications. The portal restarts on its data

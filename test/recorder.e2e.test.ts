@@ -1,5 +1,5 @@
 /**
- * The recorder (issue 11, points 1 and 2) between a real portal (SQLite; one case on PostgreSQL with EFR_TEST_PG)
+ * The recorder between a real portal (SQLite; one case on PostgreSQL with EFR_TEST_PG)
  * and a real register service: activation by a company badge with TL/TT, the central Cfg replicated, the badge
  * locked, the journal archived in order, the portal stopped and started again mid-way, the service restarted.
  */

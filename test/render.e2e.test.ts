@@ -1,5 +1,5 @@
 /**
- * Receipt rendering (issue 7) over real HTTP: an Austrian and a German receipt registered, then drawn as
+ * Receipt rendering over real HTTP: an Austrian and a German receipt registered, then drawn as
  * HTML (every Fis.Tag with its label; the QR image decoded by jsQR, also as chromium draws the page),
  * PDF (read back by pdftotext, the QR rasterized by pdftoppm and decoded), fixed-width text and ESC/POS
  * (parsed by a reader here: the lines, the QR store command holding Fis.Code, the cut); POST /render

@@ -1,5 +1,5 @@
 /**
- * Service control (issue 9, point 5): POST /service/restart with a real process (exit code, journal
+ * Service control: POST /service/restart with a real process (exit code, journal
  * intact after the next start), App_restartAt with a ManualClock (a restart waits for the transaction in
  * flight), POST /lic, HttpServer_respond102 over a raw socket, HttpServer_Disable.
  */

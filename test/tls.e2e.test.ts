@@ -1,5 +1,5 @@
 /**
- * HTTPS, client certificates, /cer/*, /authorization and the listener (issue 8, points 4-8) over real
+ * HTTPS, client certificates, /cer/*, /authorization and the listener over real
  * TLS: every certificate is made here with the openssl command line (a server CA and a server certificate
  * in modern, 3DES and RC2-40 PKCS#12 files, a client CA with a client certificate, self-signed client
  * certificates), and every request goes through a real socket.
