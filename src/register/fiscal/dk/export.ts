@@ -12,7 +12,7 @@ import { fiscalCertificatePem } from '../certificate-store.js';
 import { previousSignatureLine, readRecords, streamIntoZip } from '../no/export.js';
 import type { SaftScan } from '../no/saft-xml.js';
 import { danishSaftFileName, danishSaftXmlChunks } from './saft-xml.js';
-import { cvrOf } from './index.js';
+import { cvrOf } from './cvr.js';
 
 export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   const { ctx, reg, period } = req;

@@ -7,7 +7,6 @@
  * the export writes exactly what was signed. Events as in Norway. See docs/countries/dk.md.
  */
 import { sign } from 'node:crypto';
-import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, isObj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
@@ -17,21 +16,13 @@ import { requireFiscalCertificate } from '../certificate-store.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
 import { classify } from '../../esr/business-case.js';
+import { cvrOf } from './cvr.js';
 import { exportSaft } from './export.js';
 import { DK_LETTERS } from './letters.js';
 import { cashTransType, signedAmounts } from '../no/cash-transaction.js';
 
 /** Business cases that are events, not cash transactions: journaled, never signed. */
 const EVENT_KINDS = new Set(['login', 'logout', 'reprint', 'xreport', 'closing', 'nonfiscal']);
-
-/** The company's CVR number: 8 digits of Cfg.Cmp.TaxId (`DK12345678` or `12345678`). */
-export function cvrOf(cfg: Obj): string {
-  const taxId = str(obj(cfg, 'Cmp') ?? {}, 'TaxId') ?? '';
-  const m = /^(?:DK)?\s*(\d{8})$/i.exec(taxId.trim());
-  if (!m?.[1]) throw new FiscalError('#INVALID_VALUE', { field: 'Cfg.Cmp.TaxId', detail: `the CVR number (8 digits, e.g. DK12345678), got "${taxId}"` });
-  return m[1];
-}
-
 
 /** The string the Danish validator rebuilds from the file. */
 export function danishSignedString(prev: string, f: { nr: string; transId: string; transType: string; transDate: string; transTime: string; empId: string; amntIn: string; amntEx: string; registerId: string; companyIdent: string }): string {
