@@ -61,3 +61,13 @@ export interface AuthorityPort {
   /** the receipt's Fis once the id is known: the id as a field and as a printed Tag, a QR code that names it */
   withId(fis: Obj, id: string, data: Obj): Obj;
 }
+
+/** Fiscal_Timeout when the profile does not set it: how long the POS waits for the authority's id. */
+export const DEFAULT_FISCAL_TIMEOUT_MS = 3000;
+
+/** How long the POS waits for the authority (profile attribute Fiscal_Timeout, ms, at least 100). */
+export function fiscalTimeoutOf(attributes: ReadonlyMap<string, string>): number {
+  const v = attributes.get('fiscal_timeout');
+  const n = v !== undefined && /^\d{1,7}$/.test(v) ? Number(v) : NaN;
+  return Number.isFinite(n) && n >= 100 ? n : DEFAULT_FISCAL_TIMEOUT_MS;
+}

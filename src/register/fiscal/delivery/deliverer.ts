@@ -16,23 +16,15 @@ import { type Obj, isObj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import type { Register } from '../../registers.js';
 import type { Sealed } from '../../respond.js';
-import type { AuthorityPort, DeliveryResult } from '../authority.js';
+import { type AuthorityPort, type DeliveryResult, fiscalTimeoutOf } from '../authority.js';
 import { fiscalCertificate } from '../certificate-store.js';
 import { answerOfRecord, authorityOf, fisWithAnswer, journalAnswer } from './answers.js';
 import { cfgAt } from '../../render/receipt-source.js';
 
-/** Fiscal_Timeout when the profile does not set it: how long the POS waits for the authority's id. */
-export const DEFAULT_FISCAL_TIMEOUT_MS = 3000;
 /** A later delivery waits at least this long for the authority (no POS waits for it). */
 const LATER_TIMEOUT_MS = 15_000;
 /** Pauses between later attempts of one receipt: growing, then every 5 minutes. */
 const RETRY_PAUSES_MS = [5_000, 15_000, 60_000, 300_000];
-
-export function fiscalTimeoutOf(attributes: ReadonlyMap<string, string>): number {
-  const v = attributes.get('fiscal_timeout');
-  const n = v !== undefined && /^\d{1,7}$/.test(v) ? Number(v) : NaN;
-  return Number.isFinite(n) && n >= 100 ? n : DEFAULT_FISCAL_TIMEOUT_MS;
-}
 
 /** What the POS is told about the authority: the id in Fis, or a warning code with its message's values. */
 export interface OnlineOutcome {

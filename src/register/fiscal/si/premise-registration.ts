@@ -16,7 +16,7 @@ import { formatLocalDateTime } from '../../esr/datetime.js';
 import { appendRecord } from '../../record-writer.js';
 import type { Register } from '../../registers.js';
 import { fiscalCertificate } from '../certificate-store.js';
-import { fiscalTimeoutOf } from '../delivery/deliverer.js';
+import { fiscalTimeoutOf } from '../authority.js';
 import { registerPremise } from './premise.js';
 
 /** A premise registration waits this long at least (no POS waits for it). */
