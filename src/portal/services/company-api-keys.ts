@@ -14,7 +14,8 @@ import type { PortalContext } from '../context.js';
 import { PortalError } from '../envelope.js';
 import type { Caller } from '../permissions.js';
 import type { CompanyApiKey, Entity, InstanceCredential } from '../store/types.js';
-import { entityWith, getEntity } from './entities.js';
+import { getEntity } from './entities.js';
+import { entityWith } from './entity-access.js';
 import { BADGE_SEPARATOR } from './recorder.js';
 
 export const COMPANY_KEY_FORM = /^ck_[A-Za-z0-9_-]{16}$/;

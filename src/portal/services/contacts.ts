@@ -4,7 +4,8 @@ import type { PortalContext } from '../context.js';
 import type { Caller } from '../permissions.js';
 import type { Contact, ContactType } from '../store/types.js';
 import { LANGUAGE_CODE_PATTERN } from '../validation/entity-rules.js';
-import { entityWith, getEntity } from './entities.js';
+import { getEntity } from './entities.js';
+import { entityWith } from './entity-access.js';
 
 export interface ContactBody {
   companyId: number;

@@ -9,7 +9,7 @@ import type { PortalContext } from '../context.js';
 import type { Caller } from '../permissions.js';
 import type { EntityKind } from '../store/types.js';
 import { requireImmediateCascadeRights, requireScheduledCascadeRights } from './cascade-rights.js';
-import { entityWith } from './entities.js';
+import { entityWith } from './entity-access.js';
 
 /** The instant a deactivation "after" that year takes effect. */
 export function endOfYear(year: number): string {

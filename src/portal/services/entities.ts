@@ -13,6 +13,7 @@ import { normalizeTaxId, taxIdProblem } from '../validation/tax-id.js';
 import { withUniqueBadge } from './badges.js';
 import { requireImmediateCascadeRights } from './cascade-rights.js';
 import { deactivateNow } from './deactivation.js';
+import { LABEL, entityWith } from './entity-access.js';
 
 export interface EntityBody {
   parentEntityId?: number | null;
@@ -31,19 +32,6 @@ export interface EntityBody {
 }
 
 const PARENT_KIND: Record<EntityKind, EntityKind> = { organization: 'organization', company: 'organization', location: 'company' };
-const LABEL: Record<EntityKind, string> = { organization: 'Organization', company: 'Company', location: 'Location' };
-
-/**
- * The entity of that kind on which the caller holds `permission`. NOT_FOUND, worded the same, for an id never
- * used, an entity of another kind and one outside every grant of the caller; FORBIDDEN only for one the caller
- * sees but may not act on that way.
- */
-export async function entityWith(ctx: PortalContext, caller: Caller, id: number, kind: EntityKind, permission: 'ReadCompany' | 'ManageCompany'): Promise<Entity> {
-  const e = await ctx.store.getEntity(id);
-  if (!e || e.kind !== kind || !sees(caller, e.path)) throw notFound(`${LABEL[kind]} ${id}`);
-  requirePermission(caller, permission, e.path, `${kind} ${id}`);
-  return e;
-}
 
 export function getEntity(ctx: PortalContext, caller: Caller, id: number, kind: EntityKind): Promise<Entity> {
   return entityWith(ctx, caller, id, kind, 'ReadCompany');
