@@ -25,20 +25,20 @@ export interface ServiceContext {
   envSettings: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** further host names browsers may address the service by (EFR_HOSTS), besides HttpServer_Hosts of def */
   allowedHosts?: string;
-  /** HTTPS and client certificates of the listener (issue 8); absent when the app runs without one (tests with inject) */
+  /** HTTPS and client certificates of the listener; absent when the app runs without one (tests with inject) */
   tls?: TlsRuntime;
   /** the profile changed: the listener moves when HttpServer_Port or HttpServer_IPv4 changed (after the answer was sent) */
   listenerSettingsChanged?: () => void;
-  /** cloud mode (bearer tokens, issue 8 point 1): token lifetimes; absent on a local instance */
+  /** cloud mode (bearer tokens): token lifetimes; absent on a local instance */
   cloud?: CloudSettings;
-  /** restart and stop of the running service (issue 9 point 5); absent when the app runs without a server (tests with inject) */
+  /** restart and stop of the running service (POST /service/restart, App_restartAt); absent when the app runs without a server (tests with inject) */
   control?: ServiceControl;
   /** set (to the RN being restored) while a restore writes into the instance: nothing is sealed meanwhile (#BACKUP_BUSY) */
   restoring?: string;
-  /** activation at the portal and the journal archive (issue 11 points 1 and 2); absent without a running service */
+  /** activation at the portal and the journal archive (the recorder); absent without a running service */
   recorder?: Recorder;
-  /** events reported to the portal (issue 11 point 4: TSE failure and activation, disk nearly full); absent without a running service */
+  /** events reported to the portal (TSE failure and activation, disk nearly full); absent without a running service */
   events?: EventReporter;
-  /** reporting receipts to a tax authority in real time and later (issue 14: Croatia, Slovenia); absent without a running service */
+  /** reporting receipts to a tax authority in real time and later (Croatia, Slovenia); absent without a running service */
   authority?: AuthorityDelivery;
 }

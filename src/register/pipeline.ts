@@ -61,7 +61,7 @@ function noteTn(state: RegisterState, tl: string, tt: string, tn: string, year: 
   else if (year === c.y && n > c.n) c.n = n;
 }
 
-/** The unprinted mark of a receipt to print, written in the step its record is sealed (issue 13). */
+/** The unprinted mark of a receipt to print, written in the step its record is sealed, so GET /last holds it back until it is printed. */
 export type SealHook = (sq: number, ch: Buffer) => void;
 
 /** A transaction registered before with the same identity and content, or a refusal of a reused TN. */
@@ -93,7 +93,7 @@ async function findDuplicate(ctx: ServiceContext, reg: Register, mode: Mode, esr
       if (r) return r;
     }
   }
-  // a receipt journaled from this same request whose printout failed (RC NO): the POS sends it again (issue 13)
+  // a receipt journaled from this same request whose printout failed (RC NO): the POS sends it again to have it printed
   // only while it is the last record of its TL/TT and young: else the same content is a new sale
   const unprinted = unprintedDuplicate(ctx, reg, esr, ch);
   if (unprinted !== undefined) {
@@ -413,7 +413,7 @@ async function registerAudit(ctx: ServiceContext, reg: Register, doc: Doc): Prom
 }
 
 /**
- * Issue 14: a receipt of a country with a tax authority is sent to it once committed (ctx.authority, within
+ * A receipt of a country with a tax authority is sent to it once committed (ctx.authority, within
  * Fiscal_Timeout); its id is merged into Fis. A duplicate gets the answer journaled for the original, if any.
  */
 async function reportToAuthority(ctx: ServiceContext, reg: Register, outcome: Outcome): Promise<{ sealed: Sealed; note?: OnlineOutcome }> {
@@ -450,7 +450,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
   let root = 'TraC';
   let lang: Lang = ctx.registers.lang(ctx.registers.get('def'));
   let respond200 = ctx.profiles.settings('def').respond200;
-  // the printout's limit counts from here (issue 13)
+  // the printout's limit counts from here
   const arrived = Date.now();
   try {
     let doc: Doc;
@@ -482,7 +482,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       const f = failureOf(new FiscalError('#TEST_RC'), lang);
       return failureReply(format, root, settings.testRc === 'BAD' ? { ...f, rc: 'BAD', status: 400 } : f, respond200);
     }
-    // with a printer (issue 13): GET /last answers 423 until the receipt is printed; a printer error is RC NO
+    // with a printer: GET /last answers 423 until the receipt is printed; a printer error is RC NO
     const printout = receiptPrintout(ctx, rn, doc, arrived);
     try {
       let outcome: Outcome;

@@ -25,7 +25,7 @@ export interface Prepared {
   refs?: References;
   /** update of the register's counters with the sealed record's data, applied in the synchronous section */
   apply?: (state: RegisterState, sq: number, data: Obj) => void;
-  /** run when the SQ is taken, before anything else of the record is made or submitted; throwing registers nothing (the receipt's unprinted mark, issue 13) */
+  /** run when the SQ is taken, before anything else of the record is made or submitted; throwing registers nothing (the receipt's unprinted mark for the printer) */
   beforeSubmit?: (sq: number) => void;
 }
 

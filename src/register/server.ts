@@ -134,7 +134,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     ...(options.onRestart ? { onRestart: options.onRestart } : {}),
   });
   ctx.control = control;
-  // Croatia, Slovenia: receipts the tax authority has not answered yet are delivered later (issue 14); ready
+  // Croatia, Slovenia: receipts the tax authority has not answered yet are delivered later; ready
   // before the first request, so that every receipt is sent online and nothing sealed escapes the start scan
   const authority = new AuthorityDelivery(ctx, deliveryOptionsOf(env), logger);
   ctx.authority = authority;

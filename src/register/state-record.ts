@@ -71,7 +71,7 @@ export function stateRecord(ctx: ServiceContext, visible: (rn: string) => boolea
 }
 
 /**
- * Croatia, Slovenia (issue 14): receipts waiting for the tax authority (FiscalQueued, and per register the
+ * Croatia, Slovenia: receipts waiting for the tax authority (FiscalQueued, and per register the
  * oldest and the last failure) and each reporting register's certificate with its expiry and warnings.
  */
 function authorityState(ctx: ServiceContext, visible: (rn: string) => boolean): Obj {

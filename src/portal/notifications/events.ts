@@ -1,5 +1,5 @@
 /**
- * The register notifications the portal raises (issue 11, point 4): event codes, their levels, who is mailed,
+ * The register notifications the portal raises: event codes, their levels, who is mailed,
  * and their texts in English and German. The long text names `CurrentLevel` and `CompanyType` (portal-api.md,
  * "Notification"): the level of the escalation system and the company's type (Productive or Test).
  *

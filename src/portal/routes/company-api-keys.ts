@@ -1,5 +1,5 @@
 /**
- * Cloud API keys of a company (issue 11 point 5):
+ * Cloud API keys of a company:
  * - API clients: POST /api/v1/companies/{companyId}/apiKeys (ManageCompany; the secret is answered only here),
  *   GET /api/v1/companies/{companyId}/apiKeys (ReadCompany; never a secret),
  *   DELETE /api/v1/companies/{companyId}/apiKeys/{apiKey} (ManageCompany; revokes, the key stays listed).

@@ -1,5 +1,5 @@
 /**
- * API credentials of a company for its cloud instances (issue 11 point 5; efr-interface.md "Cloud instance":
+ * API credentials of a company for its cloud instances (efr-interface.md "Cloud instance":
  * additional instances of a company share the same credentials, shown in the company properties).
  *
  * - API clients make, list and revoke them: the key id `ck_` + 16 base64url characters (96 random bits), the

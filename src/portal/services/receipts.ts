@@ -1,5 +1,5 @@
 /**
- * Digital receipts (issue 11, point 3), the portal's side: a document handle (DH, 21 characters A-Z, 2-7: the
+ * Digital receipts, the portal's side: a document handle (DH, 21 characters A-Z, 2-7: the
  * 16-character register handle the instance activated the register with, then the 5-character transaction handle
  * of the receipt) names an archived receipt; it is drawn with the register service's own receipt view and default
  * template (src/register/render/), from the archived journal record and the Cfg in force when it was made.

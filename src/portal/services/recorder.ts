@@ -1,5 +1,5 @@
 /**
- * The portal's side of the recorder (issue 11, points 1 and 2): activation of a register service instance by
+ * The portal's side of the recorder: activation of a register service instance by
  * badge, and the archive of its journal records.
  *
  * Activation: the badge of a company (optionally `BADGE/TL/TT`), or of an organization (Multi Company: the

@@ -1,5 +1,5 @@
 /**
- * The portal's storage (issue 10): one interface, two implementations (SQLite for the embedded default,
+ * The portal's storage: one interface, two implementations (SQLite for the embedded default,
  * PostgreSQL for production), one contract test suite for both. The store keeps rows and answers
  * queries; the rules (validation, permissions, states, cascades, schedules) live in the services above it.
  *
@@ -252,7 +252,7 @@ export interface InstanceCredential {
   createdAt: string;
 }
 
-/** One journal record of a register as the portal archives it (recorder, issue 11 point 2). */
+/** One journal record of a register as the portal archives it (sent by the recorder). */
 export interface ArchivedRecord {
   registerNumber: string;
   sq: number;
@@ -269,7 +269,7 @@ export interface ArchivedRecord {
 }
 
 /**
- * An API key of a company for its cloud instances (issue 11 point 5): the key id (`ck_` and 16 base64url
+ * An API key of a company for its cloud instances: the key id (`ck_` and 16 base64url
  * characters) is public, the secret is kept only as its SHA-256 (hex). A revoked key is kept for the record.
  */
 export interface CompanyApiKey {

@@ -1,5 +1,5 @@
 /**
- * Real-time reporting to a tax authority (Croatia's CIS, Slovenia's FURS; issue 14). The receipt is
+ * Real-time reporting to a tax authority (Croatia's CIS, Slovenia's FURS). The receipt is
  * journaled first, with the protective code the module computed offline (ZKI, ZOI); then the pipeline
  * hands it to the country's AuthorityPort, within Fiscal_Timeout. The authority's id (JIR, EOR) is added
  * to the journal as a record of its own when it arrives (online, or later from the delivery queue with the

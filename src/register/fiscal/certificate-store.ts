@@ -1,5 +1,5 @@
 /**
- * The fiscal certificate of a register (Croatia, Slovenia; issue 14 point 1): a PKCS#12 file uploaded with
+ * The fiscal certificate of a register (Croatia, Slovenia): a PKCS#12 file uploaded with
  * POST /cer/fiscal or placed in the data folder as `cer/fiscal/<RN>.p12` (its password in
  * SVC_EFR_FISCAL_CERT_PASSWORD), kept as `cer/fiscal/<RN>/certificate.pem` and `key.sealed`: the private key
  * is stored encrypted (AES-256-GCM under the instance's secret key, secret-box.ts), never as plain PEM. A

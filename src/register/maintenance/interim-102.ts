@@ -1,5 +1,5 @@
 /**
- * HttpServer_respond102 (issue 9, point 5; spec "Limits"): while a request is still being processed
+ * HttpServer_respond102 (spec "Limits"): while a request is still being processed
  * after the interval, an interim `HTTP/1.1 102 Processing` is sent, and again after every further
  * interval, until the final answer. A POS whose HTTP client resets its timeout on any bytes received
  * then waits for a slow answer (a register lock held by a concurrent transaction, a slow disk, a

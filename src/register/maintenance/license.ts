@@ -1,5 +1,5 @@
 /**
- * POST /lic (issue 9, point 5): the license key of a register. The spec shows neither the key's form
+ * POST /lic: the license key of a register. The spec shows neither the key's form
  * nor the answer; we decided (docs/decisions.md, "Service control"):
  * - form: letters A-Z and digits in groups separated by single dashes, 16 to 64 letters and digits in
  *   all (`ABCD-EFGH-IJKL-MNOP`); case and surrounding blanks do not matter, the key is kept in capitals;

@@ -1,5 +1,5 @@
 /**
- * App_restartAt: the daily automatic restart (issue 9, point 5). The value is read from the `def`
+ * App_restartAt: the daily automatic restart. The value is read from the `def`
  * profile (an instance setting) at every check, so a change through POST /profile or the environment
  * applies without a restart:
  * - a time `H:MM`, `HH:MM` or `HH:MM:SS` (local time): restart daily at that time, also without a

@@ -1,5 +1,5 @@
 /**
- * The printer driver interface (issue 13): what the routes and the /register printout ask of a printer,
+ * The printer driver interface: what the routes and the /register printout ask of a printer,
  * whatever it is (an ESC/POS printer on the network, the virtual printer writing a file).
  */
 

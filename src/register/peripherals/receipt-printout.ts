@@ -1,5 +1,5 @@
 /**
- * /register with a printer (issue 13 point 3): the sealed receipt is printed before the answer, unless
+ * /register with a printer: the sealed receipt is printed before the answer, unless
  * ESR.DO is `noprint`. While a register's transaction is processed and printed, GET /last of that
  * register answers 423 (`printingNow`).
  *

@@ -1,5 +1,5 @@
 /**
- * Events the instance reports to the portal (issue 11, point 4): the German TSE failing and answering again, the
+ * Events the instance reports to the portal: the German TSE failing and answering again, the
  * TSE put into service (its initialization), the disk nearly full and no longer so. The portal raises register
  * notifications from them and mails the company's contacts.
  *

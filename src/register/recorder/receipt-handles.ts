@@ -1,5 +1,5 @@
 /**
- * Digital receipts (issue 11, point 3), the register service's side: what the recorder adds to what it sends
+ * Digital receipts, the register service's side: what the recorder adds to what it sends
  * to the portal, so that the portal can find a receipt by its document handle (DH = register handle + transaction
  * handle, src/register/render/qr/document-handle.ts).
  *

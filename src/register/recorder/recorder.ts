@@ -1,5 +1,5 @@
 /**
- * The recorder (issue 11, points 1, 2 and 5): activation of the instance at the portal by the profile's badge,
+ * The recorder: activation of the instance at the portal by the profile's badge,
  * and the archive of the journal of every register to the portal, shared by all processes on one journal.
  *
  * Activation: after POST /profile with a Badge (and at start when a Badge is set but the instance is not

@@ -1,5 +1,5 @@
 /**
- * POST /auth/token: access and refresh tokens for cloud POS (issue 8, point 1), served in cloud mode only.
+ * POST /auth/token: access and refresh tokens for cloud POS, served in cloud mode only.
  * Body `application/x-www-form-urlencoded`; three variants: client credentials by HTTP Basic or in the
  * body, and refresh. Refusals in OAuth form, `{"error", "error_description"}` (RFC 6749 section 5.2).
  */

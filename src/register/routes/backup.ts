@@ -1,5 +1,5 @@
 /**
- * Backup and restore (issue 9, points 1 and 2): GET /backup (a register's zip, or with `?log` exactly what
+ * Backup and restore: GET /backup (a register's zip, or with `?log` exactly what
  * GET /backup/log answers), GET /backup/incremental, GET and POST /service/config, GET and POST
  * /backup/restore, GET /backup/info. Bodies are read here as streams (not as text like the other routes):
  * an uploaded backup goes to a temporary file of the data folder, never into memory.

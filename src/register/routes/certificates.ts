@@ -1,5 +1,5 @@
 /**
- * POST /cer/ssl, POST /cer/ca, GET /cer/<serial>, GET /authorization (issue 8, points 4-6).
+ * POST /cer/ssl, POST /cer/ca, GET /cer/<serial>, GET /authorization: the server certificate, the trusted client CAs, the communication certificate.
  * Uploads are binary: this plugin's scope reads bodies as bytes (not as text like the other routes)
  * and has its own multipart parser.
  */
@@ -156,7 +156,7 @@ export function certificateRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       }),
     );
 
-    // the fiscal certificate of a register (Croatia, Slovenia; issue 14): PKCS#12, the key stored sealed
+    // the fiscal certificate of a register (Croatia, Slovenia): PKCS#12, the key stored sealed
     scope.post('/cer/fiscal', async (req, res) =>
       guarded(ctx, req, res, ROOT, async () => {
         const q = queryOf(req);

@@ -1,5 +1,5 @@
 /**
- * The peripherals (issue 13; docs/peripherals.md): POST /peri/print, GET /peri/print/state,
+ * The peripherals (docs/peripherals.md): POST /peri/print, GET /peri/print/state,
  * POST /peri/display, POST /peri/drawer, POST /peri/drawer/wait. The register's printer comes from its
  * profile (Printer, Printer_Port); without one the routes answer 404 #NO_PRINTER.
  */

@@ -1,5 +1,5 @@
 /**
- * Service control (issue 9, point 5): POST /service/restart and POST /lic. Who may call them is the
+ * Service control: POST /service/restart and POST /lic. Who may call them is the
  * access table's business (security/route-access.ts: both local-or-password).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -41,7 +41,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       const q = queryOf(req);
       const reg = await registerOf(ctx, q);
       const rn = reg.state.rn;
-      // a transaction of this register is being processed with its printout (issue 13): 423 Locked
+      // a transaction of this register is being processed with its printout: 423 Locked
       if (printingNow(ctx, rn)) {
         const locked = failureReply(formatOf(req), 'Result', failureOf(new FiscalError('#PRINTING', { rn }), ctx.registers.lang(reg)), false);
         return send(res, { ...locked, status: 423 });

@@ -1,5 +1,5 @@
 /**
- * The browser pages (issue 12): Profile at the base address, base data (/ui/cfg), status (/control), journal
+ * The browser pages: Profile at the base address, base data (/ui/cfg), status (/control), journal
  * (/ui/journal), and what they share (/ui/style.css). Each page is its own module in src/register/ui/pages/.
  * Who may open them is in the access table (security/route-access.ts, rule admin-page).
  */

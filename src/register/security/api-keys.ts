@@ -1,5 +1,5 @@
 /**
- * API keys of cloud POS (issue 8, point 1): a public key id bound to one TaxId and a random secret shown
+ * API keys of cloud POS: a public key id bound to one TaxId and a random secret shown
  * once. Only the SHA-256 of the secret is kept, in the journal store's settings (so any store works);
  * checks compare digests in constant time.
  */

@@ -1,5 +1,5 @@
 /**
- * TLS client certificates (issue 8, point 5): when `<data>/cer/client` exists, a request without a
+ * TLS client certificates: when `<data>/cer/client` exists, a request without a
  * trusted client certificate is refused with 403 and a Result naming the reason. Trust by whitelist
  * (.pem .crt .cer .der in that folder: the exact certificate, compared by SHA-256 fingerprint, within its
  * validity period) or by CA (`ca*.pem` in that folder: the chain is verified by TLS during the handshake).

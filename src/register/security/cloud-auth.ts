@@ -1,5 +1,5 @@
 /**
- * Cloud mode (issue 8, point 1): every request but POST /auth/token needs `Authorization: Bearer`, and the
+ * Cloud mode: every request but POST /auth/token needs `Authorization: Bearer`, and the
  * token's TaxId/TL/TT scope limits what it may register or read (token-scope.ts).
  * Off unless `ctx.cloud` is set (`efr serve --cloud`, EFR_CLOUD=true): a local instance is unchanged.
  */

@@ -1,5 +1,5 @@
 /**
- * The communication certificate (issue 8, point 6): an X.509 certificate for the instance's signing key
+ * The communication certificate: an X.509 certificate for the instance's signing key
  * (signer.ts), issued by the instance itself, kept in `<data>/cer/communication.pem` and made on first
  * use (again when the key changed or it expired). GET /authorization answers a JWT signed with that key
  * (ES256), with the certificate in its `x5c` header and its serial number as `kid`, so that a receiver

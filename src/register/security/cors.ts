@@ -1,6 +1,6 @@
 /**
  * CORS headers from the profile attributes HttpServer_AllowOrigin / HttpServer_AllowCredentials of the
- * instance (`def`), read per request so a profile change applies at once (issue 8, point 8).
+ * instance (`def`), read per request so a profile change applies at once.
  *
  * - `HttpServer_AllowOrigin=*` (or the bare flag): any origin, answered `Access-Control-Allow-Origin: *`,
  *   never with credentials (browsers refuse `*` with credentials, and reflecting any origin with

@@ -1,5 +1,5 @@
 /**
- * Where TokenService gets the API keys a POS logs in with (issue 11 point 5): a small abstraction over the
+ * Where TokenService gets the API keys a POS logs in with: a small abstraction over the
  * instance's own keys (`ak_`, api-keys.ts) and the company's keys at the portal (`ck_`, portal-api-keys.ts).
  */
 import type { ApiKeyRecord, ApiKeys } from './api-keys.js';

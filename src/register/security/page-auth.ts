@@ -1,5 +1,5 @@
 /**
- * Browser pages (issue 8, point 3): protected by the system password (the profile password, HTTP Basic,
+ * Browser pages: protected by the system password (the profile password, HTTP Basic,
  * only the password is checked) or by HTTP Digest with the users of the htdigest file, realm `EFR` or, per
  * register, `EFR.<RN>`. A register whose realm has users of its own admits only them; a register without
  * specific users admits the users of realm `EFR`. When neither a password nor a Digest user applies,

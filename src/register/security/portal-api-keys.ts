@@ -1,5 +1,5 @@
 /**
- * Where the API keys of POST /auth/token come from (issue 11 point 5): the instance's own keys (`ak_`, made
+ * Where the API keys of POST /auth/token come from: the instance's own keys (`ak_`, made
  * by `efr apikey create`, api-keys.ts) and the company's keys made at the portal (`ck_`, shown in the
  * company properties; efr-interface.md "Cloud instance").
  *

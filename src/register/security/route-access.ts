@@ -46,8 +46,6 @@ export interface RouteEntry {
   rule: AccessRule;
   /** largest request body in bytes (routes that take one) */
   bodyLimit?: number;
-  /** where the route comes from: `exists`, or the issue that adds it */
-  status: string;
   reason: string;
   /** a query that makes the route open (GET /backup?log is /backup/log) */
   openWith?: string;
@@ -70,83 +68,81 @@ export const UNLISTED_LIMIT = 1 * MiB;
 /** A backup zip uploaded to POST /backup/restore (streamed to a file, never held in memory). */
 export const BACKUP_UPLOAD_LIMIT = 1024 * MiB;
 
-const E = 'exists';
-
 export const ROUTES: readonly RouteEntry[] = [
   // transactions
-  { methods: ['POST'], path: '/register', rule: 'open', bodyLimit: TRANSACTION_LIMIT, status: E, reason: 'POS API: registration' },
-  { methods: ['POST'], path: '/restart', rule: 'open', bodyLimit: TRANSACTION_LIMIT, status: E, reason: 'POS API: registration after a POS restart' },
-  { methods: ['POST'], path: '/register/void', rule: 'open', bodyLimit: TRANSACTION_LIMIT, status: E, reason: 'POS API: void of an original' },
-  { methods: ['POST'], path: '/register/void/last', rule: 'open', bodyLimit: SMALL_LIMIT, status: E, reason: 'POS API: empty body or only SESR' },
-  { methods: ['GET'], path: '/last', rule: 'open', status: E, reason: 'POS API: timeout handling polls it' },
-  { methods: ['GET'], path: '/find', rule: 'open', status: E, reason: 'POS API: journal search, limited to 1000 rows per page' },
-  { methods: ['GET'], path: '/tra', rule: 'open', status: E, reason: 'POS API: one transaction by TL/TT/TN' },
-  { methods: ['GET'], path: '/retrieve', rule: 'local-or-password', status: E, reason: 'spec: the whole journal as a stream' },
-  { methods: ['GET'], path: '/export', rule: 'local-or-password', status: E, reason: 'the whole journal and the tax-audit exports, like /retrieve and /backup' },
-  { methods: ['GET'], path: '/recorder/lastdh', rule: 'open', status: E, reason: 'POS API: digital receipt handle' },
-  { methods: ['GET'], path: '/recorder/lastdh/qr', rule: 'open', status: E, reason: 'POS API: digital receipt QR' },
-  { methods: ['PUT'], path: '/repo', rule: 'open', bodyLimit: 4 * MiB, status: E, reason: 'POS API: documents a file in the audit trail (1 Mi characters, up to 4 bytes each)' },
-  { methods: ['GET'], path: '/repo', rule: 'open', status: E, reason: 'POS API: the documented state of a file' },
-  { methods: ['GET', 'POST'], path: '/jou/reprintcnt', rule: 'open', bodyLimit: SMALL_LIMIT, status: E, reason: 'spec: needs no permission' },
+  { methods: ['POST'], path: '/register', rule: 'open', bodyLimit: TRANSACTION_LIMIT, reason: 'POS API: registration' },
+  { methods: ['POST'], path: '/restart', rule: 'open', bodyLimit: TRANSACTION_LIMIT, reason: 'POS API: registration after a POS restart' },
+  { methods: ['POST'], path: '/register/void', rule: 'open', bodyLimit: TRANSACTION_LIMIT, reason: 'POS API: void of an original' },
+  { methods: ['POST'], path: '/register/void/last', rule: 'open', bodyLimit: SMALL_LIMIT, reason: 'POS API: empty body or only SESR' },
+  { methods: ['GET'], path: '/last', rule: 'open', reason: 'POS API: timeout handling polls it' },
+  { methods: ['GET'], path: '/find', rule: 'open', reason: 'POS API: journal search, limited to 1000 rows per page' },
+  { methods: ['GET'], path: '/tra', rule: 'open', reason: 'POS API: one transaction by TL/TT/TN' },
+  { methods: ['GET'], path: '/retrieve', rule: 'local-or-password', reason: 'spec: the whole journal as a stream' },
+  { methods: ['GET'], path: '/export', rule: 'local-or-password', reason: 'the whole journal and the tax-audit exports, like /retrieve and /backup' },
+  { methods: ['GET'], path: '/recorder/lastdh', rule: 'open', reason: 'POS API: digital receipt handle' },
+  { methods: ['GET'], path: '/recorder/lastdh/qr', rule: 'open', reason: 'POS API: digital receipt QR' },
+  { methods: ['PUT'], path: '/repo', rule: 'open', bodyLimit: 4 * MiB, reason: 'POS API: documents a file in the audit trail (1 Mi characters, up to 4 bytes each)' },
+  { methods: ['GET'], path: '/repo', rule: 'open', reason: 'POS API: the documented state of a file' },
+  { methods: ['GET', 'POST'], path: '/jou/reprintcnt', rule: 'open', bodyLimit: SMALL_LIMIT, reason: 'spec: needs no permission' },
   // configuration
-  { methods: ['GET'], path: '/cfg', rule: 'open', status: E, reason: 'POS API: base data' },
-  { methods: ['POST'], path: '/cfg', rule: 'open', bodyLimit: 1 * MiB, status: E, reason: 'POS API: programmatic configuration' },
-  { methods: ['GET'], path: '/profile', rule: 'password-once-set', status: E, reason: 'Attributes can hold TSE PINs/PUKs, Device_Auth and API keys' },
-  { methods: ['POST'], path: '/profile', rule: 'password-once-set', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes the password itself and the attributes; open before a password exists so a POS can set up a new instance' },
-  { methods: ['GET'], path: '/state', rule: 'open', status: E, reason: 'POS API and monitoring; secrets of EnvSettings are masked' },
+  { methods: ['GET'], path: '/cfg', rule: 'open', reason: 'POS API: base data' },
+  { methods: ['POST'], path: '/cfg', rule: 'open', bodyLimit: 1 * MiB, reason: 'POS API: programmatic configuration' },
+  { methods: ['GET'], path: '/profile', rule: 'password-once-set', reason: 'Attributes can hold TSE PINs/PUKs, Device_Auth and API keys' },
+  { methods: ['POST'], path: '/profile', rule: 'password-once-set', bodyLimit: SMALL_LIMIT, reason: 'changes the password itself and the attributes; open before a password exists so a POS can set up a new instance' },
+  { methods: ['GET'], path: '/state', rule: 'open', reason: 'POS API and monitoring; secrets of EnvSettings are masked' },
   // rendering
   ...['/render', '/render/pdf', '/render/text', '/render/escpos'].flatMap((path): RouteEntry[] => [
-    { methods: ['GET'], path, rule: 'open', status: E, reason: 'POS API: receipt of a register' },
-    { methods: ['POST'], path, rule: 'open', bodyLimit: TRANSACTION_LIMIT, status: E, reason: 'POS API: renders a posted transaction' },
+    { methods: ['GET'], path, rule: 'open', reason: 'POS API: receipt of a register' },
+    { methods: ['POST'], path, rule: 'open', bodyLimit: TRANSACTION_LIMIT, reason: 'POS API: renders a posted transaction' },
   ]),
-  { methods: ['GET'], path: '/qr', rule: 'open', status: E, reason: 'POS API: any text as a QR image' },
+  { methods: ['GET'], path: '/qr', rule: 'open', reason: 'POS API: any text as a QR image' },
   // custom layouts
-  { methods: ['GET'], path: '/peri/layout', rule: 'open', status: E, reason: 'POS API: list of layouts' },
-  { methods: ['GET'], path: '/peri/layout/source', rule: 'open', status: E, reason: 'the template text for the editor; layouts are not secret' },
-  { methods: ['POST', 'PUT'], path: '/peri/layout', rule: 'local-or-password', bodyLimit: 512 * KiB, status: E, reason: 'a template runs code (sandboxed) for every receipt: no upload from the LAN without the password; file limit 256 KiB' },
-  { methods: ['DELETE'], path: '/peri/layout', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes how receipts print' },
-  { methods: ['GET'], path: '/peri/pugedit', rule: 'page', status: E, reason: 'browser page: template editor' },
-  { methods: ['GET'], path: '/peri/pugedit/editor.js', rule: 'page', status: E, reason: 'script of the editor page' },
-  { methods: ['POST'], path: '/peri/pugedit/preview', rule: 'local-or-password', bodyLimit: 512 * KiB, status: E, reason: 'runs a template (in the sandbox) like saving a layout: the same credentials as POST /peri/layout' },
+  { methods: ['GET'], path: '/peri/layout', rule: 'open', reason: 'POS API: list of layouts' },
+  { methods: ['GET'], path: '/peri/layout/source', rule: 'open', reason: 'the template text for the editor; layouts are not secret' },
+  { methods: ['POST', 'PUT'], path: '/peri/layout', rule: 'local-or-password', bodyLimit: 512 * KiB, reason: 'a template runs code (sandboxed) for every receipt: no upload from the LAN without the password; file limit 256 KiB' },
+  { methods: ['DELETE'], path: '/peri/layout', rule: 'local-or-password', bodyLimit: SMALL_LIMIT, reason: 'changes how receipts print' },
+  { methods: ['GET'], path: '/peri/pugedit', rule: 'page', reason: 'browser page: template editor' },
+  { methods: ['GET'], path: '/peri/pugedit/editor.js', rule: 'page', reason: 'script of the editor page' },
+  { methods: ['POST'], path: '/peri/pugedit/preview', rule: 'local-or-password', bodyLimit: 512 * KiB, reason: 'runs a template (in the sandbox) like saving a layout: the same credentials as POST /peri/layout' },
   // peripherals
-  { methods: ['POST'], path: '/peri/print', rule: 'open', bodyLimit: 256 * KiB, status: E, reason: 'POS API: non-fiscal print' },
-  { methods: ['GET'], path: '/peri/print/state', rule: 'open', status: E, reason: 'POS API: printer state' },
-  { methods: ['POST'], path: '/peri/display', rule: 'open', bodyLimit: 16 * KiB, status: E, reason: 'POS API: customer display' },
-  { methods: ['POST'], path: '/peri/drawer', rule: 'open', bodyLimit: 16 * KiB, status: E, reason: 'POS API: cash drawer' },
-  { methods: ['POST'], path: '/peri/drawer/wait', rule: 'open', bodyLimit: 16 * KiB, status: E, reason: 'POS API: cash drawer' },
+  { methods: ['POST'], path: '/peri/print', rule: 'open', bodyLimit: 256 * KiB, reason: 'POS API: non-fiscal print' },
+  { methods: ['GET'], path: '/peri/print/state', rule: 'open', reason: 'POS API: printer state' },
+  { methods: ['POST'], path: '/peri/display', rule: 'open', bodyLimit: 16 * KiB, reason: 'POS API: customer display' },
+  { methods: ['POST'], path: '/peri/drawer', rule: 'open', bodyLimit: 16 * KiB, reason: 'POS API: cash drawer' },
+  { methods: ['POST'], path: '/peri/drawer/wait', rule: 'open', bodyLimit: 16 * KiB, reason: 'POS API: cash drawer' },
   // maintenance, storage, utility
-  { methods: ['POST'], path: '/service/restart', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, status: E, reason: 'spec' },
-  { methods: ['GET'], path: '/service/config', rule: 'admin-page', scope: 'instance', status: E, reason: 'browser page: backup path and last result' },
-  { methods: ['POST'], path: '/service/config', rule: 'admin-page', scope: 'instance', bodyLimit: SMALL_LIMIT, status: E, reason: 'sets a folder the service writes to' },
-  { methods: ['GET'], path: '/backup', rule: 'local-or-password', openWith: 'log', status: E, reason: 'spec; with the ?log flag it is /backup/log (open)' },
-  { methods: ['GET'], path: '/backup/log', rule: 'open', cloudInstance: true, status: E, reason: 'spec: logs without business data, no permission' },
-  { methods: ['GET'], path: '/backup/incremental', rule: 'local-or-password', status: E, reason: 'spec' },
-  { methods: ['GET', 'POST'], path: '/backup/restore', rule: 'admin-page', scope: 'instance', bodyLimit: BACKUP_UPLOAD_LIMIT, status: E, reason: 'browser page that replaces registers; the backup zip may be uploaded' },
-  { methods: ['GET'], path: '/backup/info', rule: 'admin-page', scope: 'instance', status: E, reason: 'progress of the restore page' },
-  { methods: ['GET'], path: '/disk', rule: 'open', status: 'exists', reason: 'monitoring: sizes only' },
-  { methods: ['GET'], path: '/disk/dir', rule: 'local-or-password', scope: 'instance', status: 'exists', reason: 'lists the files of the data folder' },
-  { methods: ['POST'], path: '/disk/clean', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, status: 'exists', reason: 'deletes data' },
-  { methods: ['GET'], path: '/log', rule: 'open', cloudInstance: true, status: E, reason: 'the same log lines as /backup/log, which the spec opens' },
-  { methods: ['POST'], path: '/lic', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, status: E, reason: 'changes the license' },
+  { methods: ['POST'], path: '/service/restart', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, reason: 'spec' },
+  { methods: ['GET'], path: '/service/config', rule: 'admin-page', scope: 'instance', reason: 'browser page: backup path and last result' },
+  { methods: ['POST'], path: '/service/config', rule: 'admin-page', scope: 'instance', bodyLimit: SMALL_LIMIT, reason: 'sets a folder the service writes to' },
+  { methods: ['GET'], path: '/backup', rule: 'local-or-password', openWith: 'log', reason: 'spec; with the ?log flag it is /backup/log (open)' },
+  { methods: ['GET'], path: '/backup/log', rule: 'open', cloudInstance: true, reason: 'spec: logs without business data, no permission' },
+  { methods: ['GET'], path: '/backup/incremental', rule: 'local-or-password', reason: 'spec' },
+  { methods: ['GET', 'POST'], path: '/backup/restore', rule: 'admin-page', scope: 'instance', bodyLimit: BACKUP_UPLOAD_LIMIT, reason: 'browser page that replaces registers; the backup zip may be uploaded' },
+  { methods: ['GET'], path: '/backup/info', rule: 'admin-page', scope: 'instance', reason: 'progress of the restore page' },
+  { methods: ['GET'], path: '/disk', rule: 'open', reason: 'monitoring: sizes only' },
+  { methods: ['GET'], path: '/disk/dir', rule: 'local-or-password', scope: 'instance', reason: 'lists the files of the data folder' },
+  { methods: ['POST'], path: '/disk/clean', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, reason: 'deletes data' },
+  { methods: ['GET'], path: '/log', rule: 'open', cloudInstance: true, reason: 'the same log lines as /backup/log, which the spec opens' },
+  { methods: ['POST'], path: '/lic', rule: 'local-or-password', scope: 'instance', bodyLimit: SMALL_LIMIT, reason: 'changes the license' },
   // security
-  { methods: ['POST'], path: '/auth/token', rule: 'open', bodyLimit: 16 * KiB, status: 'issue 8', reason: 'checks its own client credentials' },
-  { methods: ['GET'], path: '/authorization', rule: 'local-or-password', scope: 'instance', status: 'issue 8', reason: 'spec' },
-  { methods: ['GET'], path: '/cer/:serial', rule: 'open', status: 'issue 8', reason: 'a public certificate' },
-  { methods: ['POST'], path: '/cer/ssl', rule: 'local-or-password', scope: 'instance', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 8', reason: 'replaces the server certificate; the query password is the certificate\'s, the profile password comes by HTTP Basic' },
-  { methods: ['POST'], path: '/cer/fiscal', rule: 'local-or-password', basicOnly: true, bodyLimit: 1 * MiB, status: 'issue 14', reason: 'installs the key that signs the fiscal requests of a register (Croatia, Slovenia); the query password is the certificate\'s, the profile password comes by HTTP Basic' },
-  { methods: ['GET'], path: '/cer/fiscal', rule: 'local-or-password', status: 'issue 14', reason: 'shows a register\'s fiscal certificate (subject, serial, expiry; never the key)' },
-  { methods: ['POST'], path: '/cer/ca', rule: 'local-or-password', scope: 'instance', bodyLimit: 1 * MiB, status: 'issue 8', reason: 'decides which client certificates are trusted' },
+  { methods: ['POST'], path: '/auth/token', rule: 'open', bodyLimit: 16 * KiB, reason: 'checks its own client credentials' },
+  { methods: ['GET'], path: '/authorization', rule: 'local-or-password', scope: 'instance', reason: 'spec' },
+  { methods: ['GET'], path: '/cer/:serial', rule: 'open', reason: 'a public certificate' },
+  { methods: ['POST'], path: '/cer/ssl', rule: 'local-or-password', scope: 'instance', basicOnly: true, bodyLimit: 1 * MiB, reason: 'replaces the server certificate; the query password is the certificate\'s, the profile password comes by HTTP Basic' },
+  { methods: ['POST'], path: '/cer/fiscal', rule: 'local-or-password', basicOnly: true, bodyLimit: 1 * MiB, reason: 'installs the key that signs the fiscal requests of a register (Croatia, Slovenia); the query password is the certificate\'s, the profile password comes by HTTP Basic' },
+  { methods: ['GET'], path: '/cer/fiscal', rule: 'local-or-password', reason: 'shows a register\'s fiscal certificate (subject, serial, expiry; never the key)' },
+  { methods: ['POST'], path: '/cer/ca', rule: 'local-or-password', scope: 'instance', bodyLimit: 1 * MiB, reason: 'decides which client certificates are trusted' },
   // browser pages
-  { methods: ['GET', 'POST'], path: '/', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'browser page: the profile (password, attributes); the form changes it' },
-  { methods: ['GET', 'POST'], path: '/ui/cfg', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'browser page: the base data (Cfg); the form changes it' },
-  { methods: ['GET'], path: '/control', rule: 'admin-page', scope: 'instance', status: 'issue 12', reason: 'browser page: status of the service, recorder, disk, last transactions' },
-  { methods: ['GET'], path: '/ui/journal', rule: 'admin-page', status: 'issue 12', reason: 'browser page: journal search and receipts (business data)' },
-  { methods: ['GET'], path: '/ui/journal/receipt', rule: 'admin-page', status: 'issue 12', reason: 'browser page: one journal record, the receipt framed as printed' },
-  { methods: ['GET'], path: '/ui/journal/paper', rule: 'admin-page', status: 'issue 12', reason: 'the receipt as printed (GET /render\'s HTML) inside the journal page\'s frame' },
-  { methods: ['POST'], path: '/ui/journal/export', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'the journal page\'s download of GET /export (jou and the country\'s types; not dep\'s AES key); a form with the page token (a TSE export writes a log record)' },
-  { methods: ['POST'], path: '/ui/journal/backup', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'the journal page\'s download of GET /backup (a register\'s full backup); a form with the page token (it sets the archive mark)' },
-  { methods: ['POST'], path: '/ui/journal/verify', rule: 'admin-page', bodyLimit: SMALL_LIMIT, status: 'issue 12', reason: 'the journal page\'s chain and signature check of a register (reads only; the form carries the page token)' },
-  { methods: ['GET'], path: '/ui/style.css', rule: 'open', status: 'issue 12', reason: 'the pages\' style sheet: no data (also for the login refusal page)' },
+  { methods: ['GET', 'POST'], path: '/', rule: 'admin-page', bodyLimit: SMALL_LIMIT, reason: 'browser page: the profile (password, attributes); the form changes it' },
+  { methods: ['GET', 'POST'], path: '/ui/cfg', rule: 'admin-page', bodyLimit: SMALL_LIMIT, reason: 'browser page: the base data (Cfg); the form changes it' },
+  { methods: ['GET'], path: '/control', rule: 'admin-page', scope: 'instance', reason: 'browser page: status of the service, recorder, disk, last transactions' },
+  { methods: ['GET'], path: '/ui/journal', rule: 'admin-page', reason: 'browser page: journal search and receipts (business data)' },
+  { methods: ['GET'], path: '/ui/journal/receipt', rule: 'admin-page', reason: 'browser page: one journal record, the receipt framed as printed' },
+  { methods: ['GET'], path: '/ui/journal/paper', rule: 'admin-page', reason: 'the receipt as printed (GET /render\'s HTML) inside the journal page\'s frame' },
+  { methods: ['POST'], path: '/ui/journal/export', rule: 'admin-page', bodyLimit: SMALL_LIMIT, reason: 'the journal page\'s download of GET /export (jou and the country\'s types; not dep\'s AES key); a form with the page token (a TSE export writes a log record)' },
+  { methods: ['POST'], path: '/ui/journal/backup', rule: 'admin-page', bodyLimit: SMALL_LIMIT, reason: 'the journal page\'s download of GET /backup (a register\'s full backup); a form with the page token (it sets the archive mark)' },
+  { methods: ['POST'], path: '/ui/journal/verify', rule: 'admin-page', bodyLimit: SMALL_LIMIT, reason: 'the journal page\'s chain and signature check of a register (reads only; the form carries the page token)' },
+  { methods: ['GET'], path: '/ui/style.css', rule: 'open', reason: 'the pages\' style sheet: no data (also for the login refusal page)' },
 ];
 
 /** `/cer/:serial` and `/cer/:id` are the same pattern. */
@@ -172,7 +168,7 @@ export function unlistedRoutes(app: FastifyInstance): readonly string[] {
   return unlisted.get(app) ?? [];
 }
 
-const FALLBACK: Omit<RouteEntry, 'methods' | 'path'> = { rule: 'local-or-password', bodyLimit: UNLISTED_LIMIT, status: 'unlisted', reason: 'not in the table: closed by default' };
+const FALLBACK: Omit<RouteEntry, 'methods' | 'path'> = { rule: 'local-or-password', bodyLimit: UNLISTED_LIMIT, reason: 'not in the table: closed by default' };
 
 function methodsOf(opts: RouteOptions): string[] {
   const m = opts.method as HTTPMethods | HTTPMethods[];

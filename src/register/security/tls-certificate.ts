@@ -1,5 +1,5 @@
 /**
- * The server certificate (issue 8, point 4). First match: the file named by `SVC_EFR_SSL_CERT`, else
+ * The server certificate. First match: the file named by `SVC_EFR_SSL_CERT`, else
  * `<data>/cer/ssl.pfx`. Password: `SVC_EFR_SSL_PASSWORD` (wins), else the password stored encrypted beside
  * the uploaded certificate (`cer/ssl.pfx.pwd`, see secret-box.ts). A file that cannot be used means plain
  * HTTP and a log line, never a failed start.

@@ -1,5 +1,5 @@
 /**
- * What a cloud access token may touch (issue 8, point 1): its TaxId and its terminal TL/TT.
+ * What a cloud access token may touch: its TaxId and its terminal TL/TT.
  *
  * - Transactions (/register, /restart, /register/void, /register/void/last): the TL/TT of the transaction
  *   after the pipeline's defaults (TT 1, `TL/TT` split) must be the token's, an ESR.TaxId the token's; in

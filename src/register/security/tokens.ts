@@ -1,5 +1,5 @@
 /**
- * Access and refresh tokens of cloud mode (issue 8, point 1).
+ * Access and refresh tokens of cloud mode.
  *
  * - The access token is a JWT (HS256, `typ` at+jwt) signed with the instance's token key
  *   (`<data>/keys/token.key`, made at first use, mode 0600). It carries the scope (API key, TaxId, TL, TT)

@@ -1,5 +1,5 @@
 /**
- * Reporting receipts to the tax authority (issue 14 point 4: "no network, no stop"). A receipt is journaled
+ * Reporting receipts to the tax authority ("no network, no stop": a missing answer never blocks a sale). A receipt is journaled
  * first, with its protective code; then it is sent online within Fiscal_Timeout. When the authority answers,
  * its id (JIR, EOR) is journaled and printed; when it does not, the receipt stays valid with its protective
  * code (RC OK, #AUTHORITY_PENDING), waits in the delivery queue and is sent again later with the law's

@@ -1,5 +1,5 @@
 /**
- * When the service registers a Slovenian business premise with FURS (issue 14 point 3): after the register's
+ * When the service registers a Slovenian business premise with FURS: after the register's
  * configuration changed (POST /cfg, the base-data page, a profile change) and at every start, the premise
  * of `Cfg.Loc` is registered unless FURS already accepted exactly these premise data (the journal setting
  * `si:premise:<RN>:<TL>` holds their digest). Every attempt's outcome is journaled as a log record

@@ -1,5 +1,5 @@
 /**
- * The journal page (issue 12 point 2): GET /ui/journal searches a register's journal (the query machinery of
+ * The journal page: GET /ui/journal searches a register's journal (the query machinery of
  * GET /find) and pages through the results by the SQ continuation; GET /ui/journal/receipt shows one record,
  * a receipt as printed (GET /render's HTML, framed from GET /ui/journal/paper); POST /ui/journal/export and
  * POST /ui/journal/backup download what GET /export and GET /backup answer, under the page's access rule (POST

@@ -1,5 +1,5 @@
 /**
- * The status page (GET /control, issue 12 point 2): the state record of GET /state, the recorder, the data
+ * The status page (GET /control): the state record of GET /state, the recorder, the data
  * folder as GET /disk shows it, and every register with its last transactions, each opening the receipt.
  */
 import { HtdigestFile, htdigestPath } from '../../security/htdigest.js';
