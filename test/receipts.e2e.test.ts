@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { request } from 'undici';
-import { ACTIVATION_KEY } from '../src/register/recorder/recorder.js';
+import { ACTIVATION_KEY } from '../src/register/recorder/keys.js';
 import { activationHandleFields, archiveRecordExtras } from '../src/register/recorder/receipt-handles.js';
 import { get, post, sale, startTestService } from './helpers.js';
 import { STORE_NAME, startTestPortal, companyWithLocation } from './portal-helpers.js';

@@ -66,7 +66,7 @@ export function stateRecord(ctx: ServiceContext, visible: (rn: string) => boolea
     DiskQuota: String(Number.isFinite(quota) ? quota : 1024),
     Company: company,
     EnvSettings: env,
-    ...authorityState(ctx, visible),
+    ...authorityState(ctx, visible, instance),
   };
 }
 
@@ -74,7 +74,7 @@ export function stateRecord(ctx: ServiceContext, visible: (rn: string) => boolea
  * Croatia, Slovenia: receipts waiting for the tax authority (FiscalQueued, and per register the
  * oldest and the last failure) and each reporting register's certificate with its expiry and warnings.
  */
-function authorityState(ctx: ServiceContext, visible: (rn: string) => boolean): Obj {
+function authorityState(ctx: ServiceContext, visible: (rn: string) => boolean, instance: boolean): Obj {
   const reporting = ctx.registers.list().filter((r) => visible(r.state.rn) && moduleFor(r.state.cfg).authority !== undefined);
   if (reporting.length === 0) return {};
   const queue = ctx.authority?.status();
@@ -97,7 +97,7 @@ function authorityState(ctx: ServiceContext, visible: (rn: string) => boolean): 
     certificates[rn] = { ...fiscalCertificateView(cert, now), ...(warnings.length ? { Warning: warnings } : {}) };
   }
   const queues = Object.fromEntries(Object.entries(queue?.registers ?? {}).filter(([rn]) => visible(rn)));
-  const queued = visible('def') ? queue?.queued ?? 0 : Object.values(queues).reduce((n: number, q) => n + (isObj(q) ? Number(q.Queued ?? 0) : 0), 0);
+  const queued = instance ? queue?.queued ?? 0 : Object.values(queues).reduce((n: number, q) => n + (isObj(q) ? Number(q.Queued ?? 0) : 0), 0);
   return { FiscalQueued: String(queued), FiscalQueue: queues, FiscalCertificate: certificates };
 }
 

@@ -63,7 +63,7 @@ export interface AuthorityPort {
 }
 
 /** Fiscal_Timeout when the profile does not set it: how long the POS waits for the authority's id. */
-export const DEFAULT_FISCAL_TIMEOUT_MS = 3000;
+const DEFAULT_FISCAL_TIMEOUT_MS = 3000;
 
 /** How long the POS waits for the authority (profile attribute Fiscal_Timeout, ms, at least 100). */
 export function fiscalTimeoutOf(attributes: ReadonlyMap<string, string>): number {

@@ -133,7 +133,8 @@ export class UdpInterface {
     const request = readRequestText(msg.toString('utf8'));
     const reply = await registerText(this.ctx, request);
     const bytes = fitDatagram(reply, this.maxDatagram);
-    return isRequest(request) && !refused(reply) ? bytes : this.noLarger(msg, bytes);
+    // only an answer larger than its datagram needs to know whether it is a refusal
+    return bytes.length <= msg.length || (isRequest(request) && !refused(reply)) ? bytes : this.noLarger(msg, bytes);
   }
 
   /** A refusal, when it is no larger than the datagram it refuses. */

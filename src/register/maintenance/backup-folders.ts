@@ -30,16 +30,17 @@ export interface BackupFile {
 
 const safe = (name: string): string => name.replace(/[^A-Za-z0-9._-]/g, '_');
 
-function walk(dataDir: string, rel: string, out: BackupFile[]): void {
+/** Adds the files at `rel` (a file or a folder's tree) that `keep` admits, read only when kept. */
+function walk(dataDir: string, keep: (path: string) => boolean, rel: string, out: BackupFile[]): void {
   const abs = join(dataDir, ...rel.split('/'));
   if (!existsSync(abs)) return;
   const st = statSync(abs);
   if (st.isFile()) {
-    if (!rel.endsWith('.tmp')) out.push({ path: rel, data: readFileSync(abs) });
+    if (!rel.endsWith('.tmp') && keep(rel)) out.push({ path: rel, data: readFileSync(abs) });
     return;
   }
   if (!st.isDirectory()) return;
-  for (const name of readdirSync(abs).sort()) walk(dataDir, `${rel}/${name}`, out);
+  for (const name of readdirSync(abs).sort()) walk(dataDir, keep, `${rel}/${name}`, out);
 }
 
 /** The country-state key prefixes (`<id>|...`): cashbox ids (AT), NIFs (ES). */
@@ -50,38 +51,34 @@ function stateSegments(state: Pick<RegisterState, 'country'>): Set<string> {
 }
 
 /** The instance's private keys that registerFiles may carry: only in a backup made with the instance's credentials. */
-export function isInstancePrivateKey(path: string): boolean {
+function isInstancePrivateKey(path: string): boolean {
   return path === 'keys/instance.key.pem' || path === 'keys/no-saft-rsa1024.pem' || path === 'pt/private-key.pem' || path.startsWith('es/');
 }
 
 /** The register's folders and files under the data folder that exist now; `instanceKeys` false leaves the instance's private keys out. */
 export function registerFiles(dataDir: string, state: Pick<RegisterState, 'rn' | 'cfg' | 'country'>, attributes: ReadonlyMap<string, string>, instanceKeys = true): BackupFile[] {
-  const all = filesOf(dataDir, state, attributes);
-  return instanceKeys ? all : all.filter((f) => !isInstancePrivateKey(f.path));
-}
-
-function filesOf(dataDir: string, state: Pick<RegisterState, 'rn' | 'cfg' | 'country'>, attributes: ReadonlyMap<string, string>): BackupFile[] {
+  const keep = instanceKeys ? () => true : (path: string) => !isInstancePrivateKey(path);
   const out: BackupFile[] = [];
-  walk(dataDir, 'keys/instance.key.pem', out);
-  walk(dataDir, 'keys/instance.pub.pem', out);
+  walk(dataDir, keep, 'keys/instance.key.pem', out);
+  walk(dataDir, keep, 'keys/instance.pub.pem', out);
   const segments = stateSegments(state);
   const ctry = (str(obj(state.cfg, 'Cmp') ?? {}, 'Ctry') ?? '').toUpperCase();
   if (ctry === 'AT') {
     const cashboxes = new Set([cashboxIdOf(attributes, state.cfg), ...segments]);
-    for (const id of [...cashboxes].sort()) walk(dataDir, `at/${safe(id)}`, out);
+    for (const id of [...cashboxes].sort()) walk(dataDir, keep, `at/${safe(id)}`, out);
   }
-  walk(dataDir, `de/${safe(state.rn)}`, out);
-  walk(dataDir, `fr/${safe(state.rn)}`, out);
+  walk(dataDir, keep, `de/${safe(state.rn)}`, out);
+  walk(dataDir, keep, `fr/${safe(state.rn)}`, out);
   if (ctry === 'ES') {
     const nif = nifOf(str(obj(state.cfg, 'Cmp') ?? {}, 'TaxId'));
     const nifs = new Set([...(nif ? [nif] : []), ...[...segments].filter((s) => nifOf(s) === s)]);
-    for (const n of [...nifs].sort()) walk(dataDir, `es/${safe(n)}`, out);
+    for (const n of [...nifs].sort()) walk(dataDir, keep, `es/${safe(n)}`, out);
   }
   // Norway: the key that signs the register's chain (a new one could not sign on under the same key version)
-  if (ctry === 'NO') walk(dataDir, 'keys/no-saft-rsa1024.pem', out);
+  if (ctry === 'NO') walk(dataDir, keep, 'keys/no-saft-rsa1024.pem', out);
   if (ctry === 'PT') {
-    walk(dataDir, 'pt/private-key.pem', out);
-    walk(dataDir, 'pt/public-key.pem', out);
+    walk(dataDir, keep, 'pt/private-key.pem', out);
+    walk(dataDir, keep, 'pt/public-key.pem', out);
     const series = ownSeries(dataDir, state.rn);
     if (series) out.push({ path: 'pt/series.json', data: Buffer.from(JSON.stringify(series)) });
   }

@@ -360,5 +360,3 @@ export class EventReporter {
   }
 }
 
-// the end-to-end tests of the reporter name it from here
-export { fiscalStateEvents } from './fiscal-state-events.js';

@@ -33,8 +33,6 @@ import { ACTIVATION_KEY, LEASE_KEY, activationKey, confirmedKey } from './keys.j
 import { closeProxyAgents, postJson } from './portal-client.js';
 import { activationHandleFields, archiveRecordExtras } from './receipt-handles.js';
 
-// the end-to-end tests name the activation entry from here
-export { ACTIVATION_KEY };
 export const BATCH_RECORDS = 500;
 export const BATCH_BYTES = 1024 * 1024;
 const IDLE_MS = 250;

@@ -128,17 +128,20 @@ function matchesHashSync(stored: string, password: string): boolean {
   return ok;
 }
 
-/** Whether `password` is the instance's (`def`) profile password. */
-export async function isInstancePassword(ctx: ServiceContext, password: string): Promise<boolean> {
-  const stored = ctx.profiles.own('def').PasswordHash;
+/** Whether `password` is the profile password stored for `rn` itself (`def`: the instance's). */
+async function isProfilePasswordOf(ctx: ServiceContext, rn: string, password: string): Promise<boolean> {
+  const stored = ctx.profiles.own(rn).PasswordHash;
   return stored !== undefined && stored !== '' && (await matchesHash(stored, password));
+}
+
+/** Whether `password` is the instance's (`def`) profile password. */
+export function isInstancePassword(ctx: ServiceContext, password: string): Promise<boolean> {
+  return isProfilePasswordOf(ctx, 'def', password);
 }
 
 /** Whether `password` is the register's own profile password (not the instance's). */
 export async function isOwnPassword(ctx: ServiceContext, rn: string, password: string): Promise<boolean> {
-  if (rn === 'def') return false;
-  const stored = ctx.profiles.own(rn).PasswordHash;
-  return stored !== undefined && stored !== '' && (await matchesHash(stored, password));
+  return rn !== 'def' && (await isProfilePasswordOf(ctx, rn, password));
 }
 
 /** Whether the request carries the profile password of the register (or of the instance). */

@@ -10,7 +10,7 @@ import type { Clock } from '../../shared/clock.js';
 import { DigestNonces, digestResponse, equalHex, md5, parseDigestHeader } from './digest.js';
 import type { HtdigestFile } from './htdigest.js';
 import type { ServiceContext } from '../context.js';
-import { hasProfilePassword, passwordHashes } from './local-or-password.js';
+import { passwordHashes } from './local-or-password.js';
 
 export interface PageCredentials {
   /** the register has a profile password (its own or the instance's) */
@@ -73,22 +73,6 @@ export class PageAuth {
     }
     const state = this.nonces.use(nonce, realm, nc);
     return state === 'replay' ? 'fail' : state;
-  }
-
-  /**
-   * Whether the request opens the register's page: the profile password (Basic or query `password`) or a
-   * Digest user. `challenges` are the `WWW-Authenticate` values to answer a 401 with.
-   */
-  async check(req: FastifyRequest, query: Readonly<Record<string, string>>, rn: string): Promise<{ ok: boolean; challenges: string[]; realm: string }> {
-    const creds = this.credentials(rn);
-    let stale = false;
-    if (creds.digestRealm) {
-      const d = this.digest(req, creds.digestRealm);
-      if (d === 'ok') return { ok: true, challenges: [], realm: creds.digestRealm };
-      stale = d === 'stale';
-    }
-    if (creds.password && (await hasProfilePassword(this.ctx, req, query, rn))) return { ok: true, challenges: [], realm: this.basicRealm(rn) };
-    return { ok: false, ...this.challenges(rn, stale) };
   }
 
   /** The `WWW-Authenticate` values that ask for the register's page credentials, and the realm they name. */

@@ -207,8 +207,9 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { th
   const throttle = new LoginThrottle(ctx.clock);
   const missing: string[] = [];
   unlisted.set(app, missing);
-  let hostsText: string | undefined;
-  let hosts: ReadonlySet<string> = new Set();
+  // EFR_HOSTS is fixed at start: the set is made again only when the attribute changed
+  let hostsAttribute: string | undefined;
+  let hosts: ReadonlySet<string> = configuredHosts(new Map(), ctx.allowedHosts);
 
   app.addHook('onRoute', (opts) => {
     const access: Record<string, RouteEntry> = {};
@@ -227,13 +228,13 @@ export function routeAccessHook(app: FastifyInstance, ctx: ServiceContext): { th
     if (opts.bodyLimit === undefined && limit > 0) opts.bodyLimit = limit;
   });
 
-  /** The host names of HttpServer_Hosts and EFR_HOSTS, parsed again only when the attribute changed. */
+  /** The host names of HttpServer_Hosts and EFR_HOSTS. */
   function allowedHosts(): ReadonlySet<string> {
     const raw = ctx.profiles.settings('def').raw;
-    const text = `${raw.get('httpserver_hosts') ?? ''}\n${ctx.allowedHosts ?? ''}`;
-    if (text !== hostsText) {
+    const attribute = raw.get('httpserver_hosts');
+    if (attribute !== hostsAttribute) {
       hosts = configuredHosts(raw, ctx.allowedHosts);
-      hostsText = text;
+      hostsAttribute = attribute;
     }
     return hosts;
   }

@@ -30,7 +30,7 @@
 import { Worker } from 'node:worker_threads';
 
 /** How much longer than the template's own timeout the service waits before it gives the worker up (covers a worker's start on a loaded machine). */
-export const GRACE_MS = 2000;
+const GRACE_MS = 2000;
 
 /** The heap of a worker: receipts are small, a template that needs more is a mistake or an attack. */
 const HEAP_MB = 96;
