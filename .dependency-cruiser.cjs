@@ -20,6 +20,31 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/register/fiscal/' },
       to: { path: '^src/register/fiscal/[a-z]{2}/' },
     },
+    {
+      name: 'country-folder-from-shared-fiscal-code',
+      severity: 'warn',
+      comment:
+        'Inside src/register/fiscal/, only the registry names the countries; shared fiscal code asks the ' +
+        'module (FiscalModule) for what a country declares.',
+      from: { path: '^src/register/fiscal/', pathNot: ['^src/register/fiscal/registry\\.ts$', '^src/register/fiscal/[a-z]{2}/'] },
+      to: { path: '^src/register/fiscal/[a-z]{2}/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'country-from-another-country',
+      severity: 'warn',
+      comment: 'What two countries share is a folder of its own (such as the SAF-T Cash Register writer), not one country\'s files.',
+      from: { path: '^src/register/fiscal/([a-z]{2})/' },
+      to: { path: '^src/register/fiscal/[a-z]{2}/', pathNot: '^src/register/fiscal/$1/' },
+    },
+    {
+      name: 'portal-beside-the-rendering-entry',
+      severity: 'warn',
+      comment:
+        'The portal uses the register service only through its documented rendering entry ' +
+        '(src/register/render/index.ts) and the codec, never its context, routes or journal.',
+      from: { path: '^src/portal/' },
+      to: { path: '^src/register/', pathNot: '^src/register/(render/index\\.ts|codec/)', dependencyTypesNot: ['type-only'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
