@@ -1,12 +1,14 @@
 /**
  * XML codec. Parsing uses saxes, a strict (well-formedness checking) streaming parser: one pass,
- * errors with line and column. Serialization is written here, since the escaping rules are ours
- * (line breaks and tabs in attribute values as character references).
+ * errors with line and column. Serialization is written here; its escaping is every writer's (xml-text.ts).
  */
 import { SaxesParser } from 'saxes';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, type Value, type Doc, LINE_ARRAYS, REPEATED, TEXT_ELEMENTS, isObj } from './model.js';
 import { type ParseLimits, PARSE_LIMITS, ParseBudget, checkDepth, checkName, checkText } from './guard.js';
+import { escapeAttr, escapeText } from './xml-text.js';
+
+export { escapeAttr, escapeText };
 
 interface Element {
   name: string;
@@ -135,17 +137,6 @@ export function decodeXml(text: string, limits: ParseLimits = PARSE_LIMITS): Doc
   const names: string[] = [];
   const v = elementToValue(rootEl, budget, names, () => names.join('.'));
   return { root: rootEl.name, body: isObj(v) ? v : {}, format: 'xml' };
-}
-
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\n': '&#10;', '\r': '&#13;', '\t': '&#9;' };
-
-export function escapeAttr(v: string): string {
-  return v.replace(/[&<>"'\n\r\t]/g, (c) => ESCAPES[c] ?? c);
-}
-
-/** Text content: `\r` too, which a parser would otherwise read back as `\n`. */
-export function escapeText(v: string): string {
-  return v.replace(/[&<>\r]/g, (c) => ESCAPES[c] ?? c);
 }
 
 function writeValue(key: string, v: Value, out: string[]): void {

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Obj } from '../../codec/index.js';
-import { type XmlElement, child, children, parseXml, textOf } from '../pt/xml-tree.js';
+import { type XmlElement, child, children, parseXml, textOf } from '../../codec/xml-tree.js';
 import { VERIFIERS } from '../verifiers.js';
 import { danishSaftFileName, danishSaftXml } from './saft-xml.js';
 import { vectorPath } from '../../../shared/testing.js';

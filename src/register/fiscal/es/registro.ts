@@ -6,17 +6,17 @@
 import type { Detalle } from './desglose.js';
 import { money } from './desglose.js';
 import { fmt } from '../../../shared/money.js';
+import { escapeText } from '../../codec/xml-text.js';
 
 export const NS_LR = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws/SuministroLR.xsd';
 export const NS_INFO = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws/SuministroInformacion.xsd';
 
-export function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-/** An element of the sum1 namespace; children given as already written XML, text escaped. */
+/**
+ * An element of the sum1 namespace; children given as already written XML, text escaped. The Huella covers
+ * the fields' values (huella.ts), not this text: the verifier reads them back through a parser.
+ */
 function el(name: string, content: string | string[]): string {
-  return Array.isArray(content) ? `<sum1:${name}>${content.join('')}</sum1:${name}>` : `<sum1:${name}>${esc(content)}</sum1:${name}>`;
+  return Array.isArray(content) ? `<sum1:${name}>${content.join('')}</sum1:${name}>` : `<sum1:${name}>${escapeText(content)}</sum1:${name}>`;
 }
 
 export interface InvoiceId {
@@ -133,5 +133,5 @@ export function anulacionXml(r: AnulacionRecord): string {
 /** One record in the envelope AEAT receives (RegFactuSistemaFacturacion of SuministroLR.xsd). */
 export function envelope(issuer: { nif: string; name: string }, record: string): string {
   // the record carries its own xmlns:sum1; declared on the root too, for readers that want one declaration
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<sum:RegFactuSistemaFacturacion xmlns:sum="${NS_LR}" xmlns:sum1="${NS_INFO}"><sum:Cabecera><sum1:ObligadoEmision><sum1:NombreRazon>${esc(issuer.name)}</sum1:NombreRazon><sum1:NIF>${esc(issuer.nif)}</sum1:NIF></sum1:ObligadoEmision></sum:Cabecera><sum:RegistroFactura>${record}</sum:RegistroFactura></sum:RegFactuSistemaFacturacion>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<sum:RegFactuSistemaFacturacion xmlns:sum="${NS_LR}" xmlns:sum1="${NS_INFO}"><sum:Cabecera><sum1:ObligadoEmision><sum1:NombreRazon>${escapeText(issuer.name)}</sum1:NombreRazon><sum1:NIF>${escapeText(issuer.nif)}</sum1:NIF></sum1:ObligadoEmision></sum:Cabecera><sum:RegistroFactura>${record}</sum:RegistroFactura></sum:RegFactuSistemaFacturacion>\n`;
 }

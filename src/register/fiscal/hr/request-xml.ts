@@ -7,6 +7,7 @@
  */
 import { X509Certificate, randomUUID } from 'node:crypto';
 import { xmlCryptoModule, xmlDomModule } from '../../../shared/lazy-modules.js';
+import { escapeText } from '../../codec/xml-text.js';
 import type { AuthorityCertificate, DeliveryResult } from '../authority.js';
 import type { Porez, Racun } from './invoice.js';
 
@@ -19,12 +20,13 @@ export const SOAP_ACTION_RACUNI = 'http://e-porezna.porezna-uprava.hr/fiskalizac
 const C14N_EXC = 'http://www.w3.org/2001/10/xml-exc-c14n#';
 const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
 
-export function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
+/**
+ * A text element. The signature's digest is taken over the exclusive canonical form of the parsed request, and
+ * xml-crypto writes the signed document from its DOM, so how a character is escaped here does not change what
+ * is signed, only that it reads back as itself.
+ */
 function el(name: string, value: string): string {
-  return `<tns:${name}>${escapeXml(value)}</tns:${name}>`;
+  return `<tns:${name}>${escapeText(value)}</tns:${name}>`;
 }
 
 function porezXml(p: Porez): string {
@@ -64,7 +66,7 @@ function leafOf(certPem: string): X509Certificate {
 export function keyInfoXml(cert: AuthorityCertificate): string {
   const leaf = leafOf(cert.certPem);
   const der = leaf.raw.toString('base64');
-  return `<X509Data><X509Certificate>${der}</X509Certificate><X509IssuerSerial><X509IssuerName>${escapeXml(issuerName(leaf))}</X509IssuerName><X509SerialNumber>${cert.serialDecimal}</X509SerialNumber></X509IssuerSerial></X509Data>`;
+  return `<X509Data><X509Certificate>${der}</X509Certificate><X509IssuerSerial><X509IssuerName>${escapeText(issuerName(leaf))}</X509IssuerName><X509SerialNumber>${cert.serialDecimal}</X509SerialNumber></X509IssuerSerial></X509Data>`;
 }
 
 export interface RequestInput {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Dec, ZERO, add, cmp, fmt, parseDec, rescale, sign, significantScale, sub } from '../../../shared/money.js';
 import { type Obj, lines, obj } from '../../codec/index.js';
+import { escapeAttr, escapeText } from '../../codec/xml-text.js';
 import { cashTransType } from './cash-transaction.js';
 import {
   BASICS, type CashTx, OTHER_ART_GROUP, REPORT_RATES, type Report, ReportTally, amount, artGroupsOf, cashTxOf, isModLine, isPosLine,
@@ -47,19 +48,6 @@ export interface SaftStreamInput extends SaftOptions {
   onScanned?: (scan: SaftScan) => void;
 }
 
-/** Escapes XML text content (also quotes, so the same function serves attributes). */
-export function escapeXml(s: string): string {
-  // characters XML 1.0 does not allow are dropped
-  return s
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-}
-
-const XML_SPECIAL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF&<>"]/;
-
 /** XML text written line by line, tab-indented; `take` hands over what was written so far. */
 export class XmlOut {
   private out: string[] = [];
@@ -81,7 +69,7 @@ export class XmlOut {
     if (value === undefined) return;
     let v = String(value);
     if (max !== undefined && v.length > max) v = [...v].slice(0, max).join('');
-    this.push(`${'\t'.repeat(this.depth)}<${name}>${XML_SPECIAL.test(v) ? escapeXml(v) : v}</${name}>`);
+    this.push(`${'\t'.repeat(this.depth)}<${name}>${escapeText(v)}</${name}>`);
   }
   raw(line: string): void {
     this.push(line);
@@ -615,7 +603,7 @@ export class SaftWriter implements PassWriter {
     }
 
     o.raw('<?xml version="1.0" encoding="UTF-8"?>');
-    o.raw(`<auditfile xmlns="${escapeXml(input.namespace ?? p.namespace)}">`);
+    o.raw(`<auditfile xmlns="${escapeAttr(input.namespace ?? p.namespace)}">`);
     o.open('header');
     o.leaf('fiscalYear', startDate.slice(0, 4));
     o.leaf('startDate', startDate);

@@ -18,6 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SaxesParser } from 'saxes';
 import { type Entry, type ZipFile, openPromise } from 'yauzl';
+import { decodeXmlBytes } from '../../codec/xml-text.js';
 import type { VerifyOutcome } from '../verifiers.js';
 
 export const NO_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:NO';
@@ -116,18 +117,6 @@ function isNoSignatureForm(s: string): boolean {
 /** The string a cashtransaction's signature covers. */
 export function signedString(prev: string, t: Pick<NoCashTransaction, 'transDate' | 'transTime' | 'nr' | 'transAmntIn' | 'transAmntEx'>): string {
   return [prev, t.transDate, t.transTime, t.nr, t.transAmntIn, t.transAmntEx].join(';');
-}
-
-function decodeXmlBytes(bytes: Buffer): string {
-  const head = bytes.subarray(0, 200).toString('latin1');
-  const label = /^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head)?.[1] ?? 'utf-8';
-  let text: string;
-  try {
-    text = new TextDecoder(label).decode(bytes);
-  } catch {
-    text = bytes.toString('utf8');
-  }
-  return text.replace(/^\uFEFF/, '');
 }
 
 /** The texts of one register's cashtransactions, as read: field name -> text (untrimmed). */

@@ -4,6 +4,7 @@
  * hash, lines without tax and totals. Written as UTF-8 text; the element order is the schema's.
  */
 import { type Dec, ZERO, abs, add, fmt, fmtMoney, sign } from '../../../shared/money.js';
+import { escapeText } from '../../codec/xml-text.js';
 import { type DocType, type PtAmounts, type PtCustomer, money2 } from './document.js';
 import { PT_RATES, type PtRate, rateDescription } from './rates.js';
 
@@ -38,12 +39,6 @@ export interface SaftHeader {
   productVersion: string;
 }
 
-function esc(text: string): string {
-  // characters XML 1.0 does not allow are left out
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '').replace(/[&<>"']/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' }[c] as string};`);
-}
-
 /** A tiny writer: elements with text, indented two spaces per level. */
 class Xml {
   private readonly out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
@@ -59,7 +54,7 @@ class Xml {
     return this;
   }
   el(name: string, text: string): this {
-    this.out.push(`${'  '.repeat(this.depth)}<${name}>${esc(text)}</${name}>`);
+    this.out.push(`${'  '.repeat(this.depth)}<${name}>${escapeText(text)}</${name}>`);
     return this;
   }
   text(): string {

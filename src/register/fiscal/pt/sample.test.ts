@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vectorPath } from '../../../shared/testing.js';
 import { hashChars, hashMessage, printedHash, signMessage } from './signature.js';
-import { child, children, decodeXmlBytes, parseXml, textOf } from './xml-tree.js';
+import { decodeXmlBytes } from '../../codec/xml-text.js';
+import { child, children, parseXml, textOf } from '../../codec/xml-tree.js';
 import { describeSaftReport, verifyExportFile, verifySaft } from './verify.js';
 
 const DATA = vectorPath('pt-saft');

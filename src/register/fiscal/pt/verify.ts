@@ -16,7 +16,8 @@ import { basename, dirname, join } from 'node:path';
 import { type Entry, type ZipFile, openPromise } from 'yauzl';
 import { type Dec, ZERO, abs, add, cmp, fmtMoney, parseDec, sub } from '../../../shared/money.js';
 import type { VerifyOutcome } from '../verifiers.js';
-import { type XmlElement, child, children, decodeXmlBytes, parseXml, textOf } from './xml-tree.js';
+import { decodeXmlBytes } from '../../codec/xml-text.js';
+import { type XmlElement, child, children, parseXml, textOf } from '../../codec/xml-tree.js';
 import { hashMessage, verifyMessage } from './signature.js';
 
 export interface SaftReport {

@@ -1,7 +1,7 @@
 /**
- * A SAF-T file as a tree of elements (names without namespace prefix, text content), for the verifier.
- * The bytes are decoded by the encoding the XML declaration names (the AT's own samples are
- * Windows-1252), then parsed by saxes, which refuses what is not well-formed.
+ * An XML file as a small tree of elements (names without their namespace prefix, text content), for the
+ * verifiers of exported files and the tests that read what the exports wrote. Parsed by saxes, which
+ * refuses what is not well-formed; DOCTYPE and entity declarations are refused before parsing.
  */
 import { SaxesParser } from 'saxes';
 
@@ -11,18 +11,7 @@ export interface XmlElement {
   text: string;
 }
 
-export function decodeXmlBytes(bytes: Buffer): string {
-  const head = bytes.subarray(0, 200).toString('latin1');
-  const label = /^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head)?.[1] ?? 'utf-8';
-  let text: string;
-  try {
-    text = new TextDecoder(label).decode(bytes);
-  } catch {
-    text = bytes.toString('utf8');
-  }
-  return text.replace(/^\uFEFF/, '');
-}
-
+/** The document as a nameless element whose children are its root element. */
 export function parseXml(text: string): XmlElement {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new Error('XML with a DOCTYPE or entity declaration is refused');
   const parser = new SaxesParser({ xmlns: false, position: true });
