@@ -12,7 +12,7 @@ import { StaleAttempt } from './journal/group-commit.js';
 import type { Register } from './registers.js';
 import type { References } from './originals.js';
 import { fiscalStateEvents } from './recorder/fiscal-state-events.js';
-import { type Sealed, answerOf } from './respond.js';
+import { type Sealed, answerOf } from './record-answer.js';
 import { isDiskFull } from './maintenance/disk-quota.js';
 
 export interface Prepared {

@@ -12,12 +12,7 @@
  * Found receipts never change: cached privately for a day; the page is not indexed and sends no Referer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { qrPngDataUrl } from '../../register/render/qr/index.js';
-import { DEFAULT_TEMPLATE_NAME, defaultTemplate, receiptLocals } from '../../register/render/receipt-html.js';
-import { DEFAULT_WIDTH, WIDTHS } from '../../register/render/receipt-lines.js';
-import { receiptPdf } from '../../register/render/receipt-pdf.js';
-import { receiptView } from '../../register/render/receipt-view.js';
-import { renderTemplate } from '../../register/render/template-sandbox.js';
+import { DEFAULT_WIDTH, WIDTHS, qrPngDataUrl, receiptHtml, receiptPdf, receiptView } from '../../register/render/index.js';
 import type { PortalContext } from '../context.js';
 import { GuessLimit, type GuessLimitOptions, clientKey } from '../services/guess-limit.js';
 import { type ArchivedReceipt, receiptsOfHandle } from '../services/receipts.js';
@@ -48,7 +43,8 @@ function send(res: FastifyReply, status: number, type: string, body: string | Bu
 function receiptHtmlOf(r: ArchivedReceipt): Promise<string> {
   const plain = receiptView({ record: r.record, cfg: r.cfg, lang: r.lang });
   const view = plain.code ? { ...plain, qr: qrPngDataUrl(plain.code, HTML_QR) } : plain;
-  return renderTemplate('pug', defaultTemplate(), DEFAULT_TEMPLATE_NAME, receiptLocals(view, r.record, r.cfg));
+  // the default template: a register's own layouts stay in its instance's data folder, which the portal does not have
+  return receiptHtml(view, r.record, r.cfg, undefined);
 }
 
 /** Several receipts: the first document with the bodies of the others appended. */

@@ -2,7 +2,8 @@
  * Digital receipts, the portal's side: a document handle (DH, 21 characters A-Z, 2-7: the
  * 16-character register handle the instance activated the register with, then the 5-character transaction handle
  * of the receipt) names an archived receipt; it is drawn with the register service's own receipt view and default
- * template (src/register/render/), from the archived journal record and the Cfg in force when it was made.
+ * template (through its rendering entry, src/register/render/index.ts), from the archived journal record and the
+ * Cfg in force when it was made.
  *
  * - Only receipts (Tra records) have a page; any other record, an unknown register handle or transaction handle:
  *   none (the route answers 404).
@@ -18,9 +19,7 @@
 import type { Lang } from '../../shared/errors.js';
 import { asLang } from '../../shared/errors.js';
 import { type Obj, isObj, obj, str } from '../../register/codec/index.js';
-import { REGISTER_HANDLE_LENGTH, TRANSACTION_HANDLE_LENGTH } from '../../register/render/qr/document-handle.js';
-import { answerOf } from '../../register/respond.js';
-import type { ReceiptRecord } from '../../register/render/receipt-view.js';
+import { type ReceiptRecord, REGISTER_HANDLE_LENGTH, TRANSACTION_HANDLE_LENGTH, answerOf } from '../../register/render/index.js';
 import type { PortalContext } from '../context.js';
 import type { ArchivedRecord } from '../store/types.js';
 import { cfgPartOf } from './recorder.js';

@@ -12,7 +12,7 @@
  * records of the register it is refused (409, records.0.sq), as is any gap.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { transactionHandle } from '../../register/render/qr/document-handle.js';
+import { transactionHandle } from '../../register/render/index.js';
 import type { PortalContext } from '../context.js';
 import { PortalError } from '../envelope.js';
 import { heardFrom } from '../notifications/lifecycle.js';

@@ -1,7 +1,7 @@
 // How a journal record is shown (GET /find, the journal and status pages, a receipt's source), beside the
 // records it describes, so that rendering does not import a route file.
 import { type Obj, isObj } from '../codec/index.js';
-import { answerOf, sealedOf } from '../respond.js';
+import { answerOf, sealedOf } from '../record-answer.js';
 import type { JournalRecord } from './types.js';
 
 /** A journal record as the API shows it: its data with `_` naming the type, the fiscal data as answered, its hash. */
