@@ -305,7 +305,7 @@ test('DSFinV-K and GoBD are German exports', async () => {
     await post(`${svc.url}/cfg`, { Cfg: { Cmp: { Nam: 'Demo', Ctry: 'AT', TaxId: 'ATU12345678' } } });
     const r = await get(`${svc.url}/export?type=dsfinvk`);
     assert.equal(r.status, 400);
-    assert.match(r.text, /German registers/);
+    assert.match(r.text, /dsfinvk is not an export of registers of country AT \(Cfg.Cmp.Ctry\); it is one of registers of DE/);
   } finally {
     await svc.close();
   }

@@ -246,10 +246,10 @@ describe('GET /export?type=jou', () => {
     assert.match(other.body.toString(), /type: saft is not an export of registers of country none/);
     const german = await download('type=dsfinvk&rn=def');
     assert.equal(german.status, 400);
-    assert.match(german.body.toString(), /dsfinvk is an export of German registers/);
+    assert.match(german.body.toString(), /dsfinvk is not an export of registers of country none \(Cfg.Cmp.Ctry\); it is one of registers of DE/);
     const dep = await download('type=dep&rn=def');
     assert.equal(dep.status, 400);
-    assert.match(dep.body.toString(), /dep is the export of Austrian registers/);
+    assert.match(dep.body.toString(), /dep is not an export of registers of country none \(Cfg.Cmp.Ctry\); it is one of registers of AT/);
     const badDate = await download('type=jou&from=2026-02-30');
     assert.equal(badDate.status, 400);
     assert.match(badDate.body.toString(), /from: \\?"2026-02-30\\?" is not a date YYYY-MM-DD/);

@@ -18,16 +18,13 @@ import { openTls, tlsServerOptions } from './security/tls-runtime.js';
 import { Listener, listenTarget, receiveTimeoutsOf } from './listener.js';
 import { type CloudOptions, cloudSettingsOf } from './security/tokens.js';
 import { maxPosOf } from './register-limit.js';
-import { runScheduled } from './fiscal/de/schedule.js';
-import { moduleFor } from './fiscal/registry.js';
+import { countryModules, moduleFor } from './fiscal/registry.js';
 import { startInterfaces } from './interfaces/start.js';
 import { openServiceLog } from './logs/service-log.js';
 import { ServiceControl, type Stopped, httpServerDisabled } from './maintenance/service-control.js';
 import { Recorder, recorderOptionsOf } from './recorder/recorder.js';
 import { EventReporter, eventReporterOptionsOf } from './recorder/events.js';
 import { AuthorityDelivery, deliveryOptionsOf } from './fiscal/delivery/deliverer.js';
-import { closeCisAgents } from './fiscal/hr/cis-client.js';
-import { closeFursAgents } from './fiscal/si/endpoint.js';
 
 /** Tells each register's country module that the service starts or stops (journaled where a law wants it). */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
@@ -164,8 +161,9 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   // the file interface (req/ and res/) and UDP (when UdpServer_Port is set), after the listener
   const interfaces = await startInterfaces(ctx, listenOptions, logger);
   logger?.info({ type: 'START_EFR', port: listener.port, https: tls.https, dataDir: options.dataDir, version: ctx.version }, 'register service started');
-  // daily tasks (the German TSE's self test and backups); unref'd: they never keep the process alive
-  const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled TSE or backup task failed; tried again in an hour');
+  // the countries' timed tasks (such as a TSE's self test and backups); unref'd: they never keep the process alive
+  const failed = (e: unknown, rn: string): void => logger?.error({ err: e, rn }, 'a scheduled fiscal task failed; tried again in an hour');
+  const timed = countryModules().filter((m) => m.scheduled !== undefined);
   // activation at the portal and the journal archive: its own timers, never in the request path
   const recorder = new Recorder(ctx, recorderOptionsOf(env), logger);
   ctx.recorder = recorder;
@@ -174,7 +172,9 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const events = new EventReporter(ctx, eventReporterOptionsOf(env), logger);
   ctx.events = events;
   events.start();
-  const daily = setInterval(() => void runScheduled(ctx, failed).catch((e: unknown) => logger?.error({ err: e }, 'scheduled task failed')), 30_000);
+  const daily = setInterval(() => {
+    for (const m of timed) void m.scheduled?.(ctx, failed).catch((e: unknown) => logger?.error({ err: e, country: m.country }, 'scheduled task failed'));
+  }, 30_000);
   daily.unref();
   let closed = false;
   const running: RunningService = {
@@ -196,7 +196,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       await recorder.close();
       await events.close();
       await authority.close();
-      await Promise.all([closeCisAgents(), closeFursAgents()]);
+      await Promise.all(countryModules().map((m) => m.close?.()));
       // no new connections; the requests in flight are answered first
       await listener.close();
       await interfaces.close();

@@ -8,8 +8,10 @@ import { decodeJson, encodeJson } from '../codec/json.js';
 import { classify } from '../esr/business-case.js';
 import { normalizeTra } from '../esr/normalize.js';
 import { checkRules, checkShape } from '../esr/validate.js';
-import { AT_LETTERS } from '../fiscal/tax-letters.js';
+import { taxLettersFor } from '../fiscal/registry.js';
 import { type ZAccumulator, type ZContext, addToTotals, addToZ, closeZ, emptyTotals, emptyZ, totalsTags, zFromJournal, zRoleOf } from './z-report.js';
+
+const AT_LETTERS = taxLettersFor('AT');
 
 const NOW = new Date(2026, 10, 21, 22, 0, 0);
 

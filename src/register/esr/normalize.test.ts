@@ -2,12 +2,15 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Dec, add, dec, eq, fmt, parseDec, sub, taxOfGross, ZERO } from '../../shared/money.js';
 import type { Obj } from '../codec/index.js';
-import { AT_LETTERS, DE_LETTERS, taxLettersFor } from '../fiscal/tax-letters.js';
+import { taxLettersFor } from '../fiscal/registry.js';
+import { GENERIC_LETTERS } from '../fiscal/tax-letters.js';
 import { formatLocalDateTime } from './datetime.js';
 import { identityOf, normalizeTra, type NormalizeContext, type Normalized } from './normalize.js';
 import { analyzePositions } from './tax.js';
 import { checkRules, checkShape } from './validate.js';
 import { fiscalError } from '../../shared/testing.js';
+
+const AT_LETTERS = taxLettersFor('AT');
 
 const NOW = new Date(2026, 10, 21, 9, 5, 7); // local 2026-11-21T09:05:07
 
@@ -180,10 +183,14 @@ describe('payments, Head and Foot', () => {
 
 describe('tax group letters', () => {
   test('the AT and DE tables match the compat notes', () => {
-    assert.deepEqual(AT_LETTERS, { A: '20', B: '10', C: '13', D: '0', E: '19', F: '7', G: '5' });
-    assert.deepEqual(DE_LETTERS, { A: '19', B: '7', C: '10.7', D: '5.5', E: '0', H: '16', I: '5', J: '9.5' });
-    assert.equal(taxLettersFor('de'), DE_LETTERS);
-    assert.equal(taxLettersFor('AT'), AT_LETTERS);
+    assert.deepEqual(taxLettersFor('AT'), { A: '20', B: '10', C: '13', D: '0', E: '19', F: '7', G: '5' });
+    assert.deepEqual(taxLettersFor('de'), { A: '19', B: '7', C: '10.7', D: '5.5', E: '0', H: '16', I: '5', J: '9.5' });
+  });
+
+  test('a register without a country, or of a country without a module, has the generic (Austrian) table', () => {
+    assert.equal(taxLettersFor(''), GENERIC_LETTERS);
+    assert.equal(taxLettersFor('IT'), GENERIC_LETTERS);
+    assert.deepEqual(GENERIC_LETTERS, taxLettersFor('AT'));
   });
 });
 

@@ -2,9 +2,12 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { fmt } from '../../shared/money.js';
 import type { Obj } from '../codec/index.js';
-import { AT_LETTERS, DE_LETTERS } from '../fiscal/tax-letters.js';
+import { taxLettersFor } from '../fiscal/registry.js';
 import { amountsPerTax, analyzePositions, completeTax, generateTaxA, isMod, isPos, resolveWithTaxA, resolveWithoutTaxA, sumOf } from './tax.js';
 import { fiscalError } from '../../shared/testing.js';
+
+const AT_LETTERS = taxLettersFor('AT');
+const DE_LETTERS = taxLettersFor('DE');
 
 
 const pos = (pn: string, taxG: string, amt: string): Obj => ({ _: 'Pos', PN: pn, Dsc: 'x', TaxG: taxG, Amt: amt });

@@ -2,10 +2,12 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { FiscalError } from '../../shared/errors.js';
 import type { Obj } from '../codec/index.js';
-import { AT_LETTERS } from '../fiscal/tax-letters.js';
+import { taxLettersFor } from '../fiscal/registry.js';
 import { normalizeTra } from './normalize.js';
 import { checkRules, checkShape, type RuleContext } from './validate.js';
 import { fiscalError } from '../../shared/testing.js';
+
+const AT_LETTERS = taxLettersFor('AT');
 
 const NOW = new Date(2026, 10, 21, 12, 0, 0); // local 2026-11-21T12:00:00
 

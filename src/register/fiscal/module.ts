@@ -10,6 +10,8 @@ import type { RegisterState, TransactionType } from '../journal/types.js';
 import type { Signer } from '../security/signer.js';
 import type { TaxLetters } from './tax-letters.js';
 import type { AuthorityPort } from './authority.js';
+import type { CountryFiles } from './country-files.js';
+import type { CountryVerifier } from './verifiers.js';
 
 export interface FiscalInput {
   rn: string;
@@ -92,4 +94,15 @@ export interface FiscalModule {
   readonly authority?: AuthorityPort;
   /** called after the register's configuration (Cfg) or profile changed and the change is journaled */
   configChanged?(ctx: ServiceContext, reg: Register): Promise<void>;
+  /**
+   * the country's timed tasks (Germany's TSE self test and backups), called by the server every 30 seconds
+   * for the whole service; `failed` reports a register whose task failed (the others go on). Returns how many ran.
+   */
+  scheduled?(ctx: ServiceContext, failed: (e: unknown, rn: string) => void): Promise<number>;
+  /** releases what the country holds for the whole service (connections to its tax authority) when the service stops */
+  close?(): Promise<void>;
+  /** the files of the data folder a register of the country needs after a restore (its devices' keys, its counters) */
+  readonly files?: CountryFiles;
+  /** the offline verifier of the country's export (`efr verify --country <cc>`) */
+  readonly verifier?: CountryVerifier;
 }

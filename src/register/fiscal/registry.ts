@@ -1,27 +1,32 @@
-/** Chooses the fiscal module for a register from the country of its configuration. */
+/**
+ * Chooses the fiscal module for a register from the country of its configuration. This is the one file
+ * that names the countries: a country is its folder plus one line here, and everything else (routes,
+ * backup, the server's timed tasks, `efr verify`, the pages) asks the module for what it declares.
+ * The order is the order in which their export types are listed.
+ */
 import type { Obj } from '../codec/index.js';
-import { obj, str } from '../codec/index.js';
+import { countryOf } from './country.js';
 import { GenericModule } from './generic/index.js';
 import { AtModule } from './at/index.js';
 import { DeModule } from './de/index.js';
-import { EsModule } from './es/index.js';
-import { FrModule } from './fr/index.js';
 import { PtModule } from './pt/index.js';
+import { FrModule } from './fr/index.js';
+import { EsModule } from './es/index.js';
 import { HrModule } from './hr/index.js';
 import { SiModule } from './si/index.js';
 import { NoModule } from './no/index.js';
 import { DkModule } from './dk/index.js';
 import type { FiscalModule } from './module.js';
-import { taxLettersFor } from './tax-letters.js';
+import { GENERIC_LETTERS, type TaxLetters } from './tax-letters.js';
 
-const modules = new Map<string, FiscalModule>();
+export { countryOf };
 
-/** The countries with a module of their own. */
+/** The countries with a module of their own, made at their first use. */
 const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   AT: () => new AtModule(),
   DE: () => new DeModule(),
-  FR: () => new FrModule(),
   PT: () => new PtModule(),
+  FR: () => new FrModule(),
   ES: () => new EsModule(),
   HR: () => new HrModule(),
   SI: () => new SiModule(),
@@ -29,18 +34,30 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   DK: () => new DkModule(),
 };
 
-export function countryOf(cfg: Obj): string {
-  const cmp = obj(cfg, 'Cmp');
-  return (cmp ? str(cmp, 'Ctry') ?? '' : '').toUpperCase();
+const modules = new Map<string, FiscalModule>();
+
+/** The module of a country code (any case); the generic module, with the generic tax letters, for one without a module. */
+export function moduleForCountry(country: string): FiscalModule {
+  const cc = country.toUpperCase();
+  let m = modules.get(cc);
+  if (!m) {
+    const make = Object.hasOwn(COUNTRY_MODULES, cc) ? COUNTRY_MODULES[cc] : undefined;
+    m = make ? make() : new GenericModule(cc, GENERIC_LETTERS);
+    modules.set(cc, m);
+  }
+  return m;
 }
 
 export function moduleFor(cfg: Obj): FiscalModule {
-  const country = countryOf(cfg);
-  let m = modules.get(country);
-  if (!m) {
-    const make = COUNTRY_MODULES[country];
-    m = make ? make() : new GenericModule(country, taxLettersFor(country));
-    modules.set(country, m);
-  }
-  return m;
+  return moduleForCountry(countryOf(cfg));
+}
+
+/** Every country's own module, in the registry's order. */
+export function countryModules(): FiscalModule[] {
+  return Object.keys(COUNTRY_MODULES).map(moduleForCountry);
+}
+
+/** The predefined tax group letters of a country (the generic table for one without a module). */
+export function taxLettersFor(country: string | undefined): TaxLetters {
+  return moduleForCountry(country ?? '').letters;
 }

@@ -24,7 +24,9 @@ import type { JournalRecord } from '../journal/types.js';
 import { type Register, initialState } from '../registers.js';
 import { loadOrCreateSigner } from '../security/signer.js';
 import { type BackupManifest, type StoredState, FILES_PREFIX } from './backup-format.js';
-import { isRegisterFile, mergeSeries } from './backup-folders.js';
+import { INSTANCE_KEY_FILES, isRegisterFile } from './backup-folders.js';
+import type { CountryFiles } from '../fiscal/country-files.js';
+import { moduleFor } from '../fiscal/registry.js';
 import { type OpenedBackup, RESTORE_LIMITS, backupPublicKey, backupSettings, backupState, openBackup } from './restore-read.js';
 import { noteBackupResult } from './service-config.js';
 
@@ -48,14 +50,9 @@ export interface RestoreInfo {
   message?: string;
 }
 
-const KEY_FILES = ['keys/instance.key.pem', 'keys/instance.pub.pem'];
-/** Public keys a backup may carry without their private half, and that half. */
-const KEY_PAIRS: ReadonlyArray<readonly [string, string]> = [
-  ['keys/instance.pub.pem', 'keys/instance.key.pem'],
-  ['pt/public-key.pem', 'pt/private-key.pem'],
-];
-/** folders that belong to one register: their existence means it is in use */
-const OWN_FOLDER = /^(at|de|fr)\/[^/]+/;
+const KEY_FILES = INSTANCE_KEY_FILES.map((f) => f.path);
+/** The instance's public key a backup may carry without its private half, and that half. */
+const INSTANCE_KEY_PAIR = ['keys/instance.pub.pem', 'keys/instance.key.pem'] as const;
 
 class Restorer {
   info: RestoreInfo = { state: 'IDLE', records: 0, total: 0 };
@@ -76,14 +73,16 @@ class Restorer {
     return undefined;
   }
 
-  private async inUse(rn: string, reg: Register | undefined, files: readonly string[], staging: string | undefined): Promise<string | undefined> {
+  private async inUse(rn: string, reg: Register | undefined, files: readonly string[], country: CountryFiles | undefined, staging: string | undefined): Promise<string | undefined> {
     if (reg && (reg.state.sq > 0 || reg.pending.size > 0 || (await this.ctx.store.count(reg.state.rid)) > 0)) return `register ${rn} has journal records`;
-    const own = new Set(files.map((f) => OWN_FOLDER.exec(f)?.[0]).filter((f): f is string => f !== undefined));
+    const ownFolder = (f: string): string | undefined => country?.ownFolder?.(f);
+    const merged = country?.merged ?? {};
+    const own = new Set(files.map(ownFolder).filter((f): f is string => f !== undefined));
     for (const folder of own) if (existsSync(join(this.ctx.dataDir, folder))) return `the folder ${folder} of register ${rn} exists`;
     if (staging === undefined) return undefined;
     // a backup made with a register's own credentials holds the public half of the instance's keys only: it
     // continues on the instance that made it, where the private half is; elsewhere the pair would not match
-    for (const [pub, key] of KEY_PAIRS) {
+    for (const [pub, key] of [INSTANCE_KEY_PAIR, ...(country?.keyPairs ?? [])]) {
       if (!files.includes(pub) || files.includes(key)) continue;
       const target = join(this.ctx.dataDir, pub);
       if (!existsSync(target) || !existsSync(join(this.ctx.dataDir, key)) || !readFileSync(target).equals(readFileSync(join(staging, pub)))) {
@@ -91,7 +90,7 @@ class Restorer {
       }
     }
     for (const f of files) {
-      if (OWN_FOLDER.test(f) || f === 'pt/series.json') continue;
+      if (ownFolder(f) !== undefined || Object.hasOwn(merged, f)) continue;
       const target = join(this.ctx.dataDir, f);
       if (!existsSync(target) || readFileSync(target).equals(readFileSync(join(staging, f)))) continue;
       if (KEY_FILES.includes(f)) {
@@ -100,8 +99,9 @@ class Restorer {
       }
       return `the file ${f} exists with another content`;
     }
-    if (files.includes('pt/series.json') && existsSync(join(this.ctx.dataDir, 'pt/series.json'))) {
-      if (!mergeSeries(readFileSync(join(this.ctx.dataDir, 'pt/series.json')), readFileSync(join(staging, 'pt/series.json')))) return 'a series of pt/series.json belongs to another register';
+    for (const [f, merge] of Object.entries(merged)) {
+      if (!files.includes(f) || !existsSync(join(this.ctx.dataDir, f))) continue;
+      if (!merge(readFileSync(join(this.ctx.dataDir, f)), readFileSync(join(staging, f)))) return `an entry of ${f} belongs to another register`;
     }
     return undefined;
   }
@@ -130,12 +130,12 @@ class Restorer {
       const files = latest.fileNames();
       // only the files a backup of a register holds: nothing else is ever written into the data folder
       const foreign = files.find((f) => !isRegisterFile(f, state));
-      if (foreign !== undefined) throw invalid(latest, `the entry ${FILES_PREFIX}${foreign} is none of a register's key or device files (keys/instance.*.pem, at/<cashbox>/, de/${rn}/, fr/${rn}/, es/<NIF>/, pt/)`);
+      if (foreign !== undefined) throw invalid(latest, `the entry ${FILES_PREFIX}${foreign} is none of a register's key or device files (the instance key pair keys/instance.*.pem, and the files its country keeps for it: docs/decisions.md, "Backup and restore")`);
       const journalBytes = chain.reduce((n, b) => n + b.journalBytes, 0);
       if (journalBytes > RESTORE_LIMITS.journal) {
         throw invalid(latest, `its journal is ${Math.ceil(journalBytes / 2 ** 20)} MiB, more than one restore holds (${RESTORE_LIMITS.journal / 2 ** 20} MiB)`);
       }
-      const early = await this.inUse(rn, this.ctx.registers.get(rn), files, undefined);
+      const early = await this.inUse(rn, this.ctx.registers.get(rn), files, moduleFor(state.cfg).files, undefined);
       if (early) this.refuse('IN_USE', early);
       const busy = this.online();
       if (busy) this.refuse('ONLINE', busy);
@@ -195,14 +195,17 @@ class Restorer {
       const busy = this.online();
       if (busy) this.refuse('ONLINE', busy);
       const reg = await ctx.registers.getOrCreate(rn);
-      const late = await this.inUse(rn, reg, files, staging);
+      const country = moduleFor(state.cfg).files;
+      const late = await this.inUse(rn, reg, files, country, staging);
       if (late) this.refuse('IN_USE', late);
       const saved = join(staging, '.replaced');
       for (const f of files) {
         const from = join(staging, f);
         const target = join(ctx.dataDir, f);
-        if (f === 'pt/series.json' && existsSync(target)) {
-          const merged = mergeSeries(readFileSync(target), readFileSync(from)) as Buffer;
+        const merge = country?.merged && Object.hasOwn(country.merged, f) ? country.merged[f] : undefined;
+        if (merge && existsSync(target)) {
+          // checked by inUse: it does not clash
+          const merged = merge(readFileSync(target), readFileSync(from)) as Buffer;
           const before = readFileSync(target);
           writeFileSync(from, merged);
           renameSync(from, target);

@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { ZipFile } from 'yazl';
 import { type Obj, obj, str } from '../../codec/index.js';
 import type { JournalStore } from '../../journal/types.js';
-import { cashboxDir } from './devices.js';
-import { deviceStore } from './index.js';
+import { cashboxDir, deviceStore } from './devices.js';
 import { parseMachineCode, signingInput } from './rksv.js';
 
 export interface DepExport {

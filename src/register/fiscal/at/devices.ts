@@ -128,3 +128,14 @@ export class DeviceStore {
     return key;
   }
 }
+
+/** One store per data folder: the devices it opened stay open for the service's life. */
+const stores = new Map<string, DeviceStore>();
+export function deviceStore(dataDir: string): DeviceStore {
+  let s = stores.get(dataDir);
+  if (!s) {
+    s = new DeviceStore(dataDir);
+    stores.set(dataDir, s);
+  }
+  return s;
+}

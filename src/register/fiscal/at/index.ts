@@ -7,14 +7,18 @@
  */
 import { FiscalError } from '../../../shared/errors.js';
 import { ZERO, add, dec, eq, fmt, parseDec } from '../../../shared/money.js';
-import { type Obj, lines, obj, str } from '../../codec/index.js';
+import { type Obj, lines, str } from '../../codec/index.js';
 import type { BusinessCase } from '../../esr/business-case.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import type { RegisterState } from '../../journal/types.js';
 import { GenericModule, testTag } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
-import { AT_LETTERS } from '../tax-letters.js';
-import { DeviceStore } from './devices.js';
+import { AT_LETTERS } from './letters.js';
+import { deviceStore } from './devices.js';
+import { cashboxIdOf, companyOf } from './cashbox.js';
+import { AT_FILES } from './files.js';
+import { AT_EXPORTS } from './exports.js';
+import { AT_VERIFIER } from './verifier.js';
 import { RATES, type RateAmounts, STORNO_MARK, TRAINING_MARK, chainValue, compactJws, encryptTurnover, machineCode, ocrText, qrText, signingInput } from './rksv.js';
 
 /** ZDA id of a closed system: the receipts name the device's key id, the DEP carries its public key. */
@@ -22,28 +26,6 @@ export const ZDA = 'AT0';
 /** NFS of a null receipt sent by the POS. */
 export const NULL_RECEIPT = 'NULL';
 
-const stores = new Map<string, DeviceStore>();
-export function deviceStore(dataDir: string): DeviceStore {
-  let s = stores.get(dataDir);
-  if (!s) {
-    s = new DeviceStore(dataDir);
-    stores.set(dataDir, s);
-  }
-  return s;
-}
-
-/** The cashbox id: the attribute Fiscal_CashboxId, else TL-TT of the configuration (else TT). */
-export function cashboxIdOf(attributes: ReadonlyMap<string, string>, cfg: Obj): string {
-  const explicit = attributes.get('fiscal_cashboxid');
-  if (explicit) return explicit;
-  const tl = str(obj(cfg, 'Loc') ?? {}, 'TL') ?? '';
-  const tt = str(obj(cfg, 'Trm') ?? {}, 'TT') ?? '1';
-  return (tl ? `${tl}-${tt}` : tt).replace(/_/g, '/');
-}
-
-export function companyOf(cfg: Obj): string {
-  return str(obj(cfg, 'Cmp') ?? {}, 'TaxId') ?? '';
-}
 
 function deviceIndex(attributes: ReadonlyMap<string, string>): number {
   const v = attributes.get('sign_cfg');
@@ -134,6 +116,9 @@ function checkCashboxId(id: string): void {
 export class AtModule implements FiscalModule {
   readonly country = 'AT';
   readonly letters = AT_LETTERS;
+  readonly exports = AT_EXPORTS;
+  readonly files = AT_FILES;
+  readonly verifier = AT_VERIFIER;
   /** the receipt number feeds the IV of the counter: a POS's TN may never repeat in a cashbox, across years too */
   readonly uniqueTn = true;
   private readonly generic = new GenericModule('AT', AT_LETTERS);

@@ -1,4 +1,5 @@
 /** The German exports as streams: the TSE's TAR (`type=tse`), DSFinV-K (`type=dsfinvk`) and GoBD (`type=gobd`). */
+import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, obj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime, nextDay } from '../../esr/datetime.js';
@@ -7,9 +8,10 @@ import { buildDsfinvk } from './dsfinvk/build.js';
 import { gdpduZip } from './gdpdu/data-set.js';
 import { buildGobd } from './gobd.js';
 import { appendRecord } from '../../record-writer.js';
-import { systemEventFis } from './index.js';
+import { systemEventFis } from './system-events.js';
 import { tseCertificate, tseTar } from './tse-export.js';
 import { openTse } from './tse.js';
+import type { ExportFile, ExportRequest } from '../module.js';
 
 export interface DatePeriod {
   from?: string;
@@ -76,3 +78,35 @@ export async function gobdZip(ctx: ServiceContext, reg: Register, period: DatePe
   );
   return { zip, records: result.records };
 }
+
+/** GET /export?type=dsfinvk: the closings (Z) of the period; with open=on also the receipts after the last Z. */
+async function exportDsfinvk(req: ExportRequest): Promise<ExportFile> {
+  const open = (req.query.open ?? '').toLowerCase();
+  if (!['', 'on', 'off'].includes(open)) throw new FiscalError('#INVALID_VALUE', { field: 'open', detail: `"${req.query.open ?? ''}" is neither on nor off` });
+  const exp = await dsfinvkZip(req.ctx, req.reg, req.period, open === 'on');
+  if (exp.closings === 0) {
+    throw new FiscalError('#NOT_FOUND', { value: `closings (Z) of ${req.reg.state.rn}${open === 'on' ? '' : '; receipts after the last Z are exported with open=on'}` });
+  }
+  return { body: exp.zip, file: 'export.zip', contentType: 'application/zip' };
+}
+
+/** `open` chooses what a DSFinV-K export holds; another type refuses it rather than ignore it. */
+function refuseOpen(req: ExportRequest): void {
+  if (req.query.open !== undefined) throw new FiscalError('#INVALID_VALUE', { field: 'open', detail: 'only for type dsfinvk' });
+}
+
+async function exportGobd(req: ExportRequest): Promise<ExportFile> {
+  refuseOpen(req);
+  const exp = await gobdZip(req.ctx, req.reg, req.period);
+  if (exp.records === 0) throw new FiscalError('#NOT_FOUND', { value: `journal records of ${req.reg.state.rn}` });
+  return { body: exp.zip, file: 'gobd.zip', contentType: 'application/zip' };
+}
+
+async function exportTseTar(req: ExportRequest): Promise<ExportFile> {
+  refuseOpen(req);
+  const { tar } = await exportTse(req.ctx, req.reg, req.period);
+  return { body: tar, file: 'export.tar', contentType: 'application/x-tar' };
+}
+
+/** The GET /export types of German registers, in the order they are listed. */
+export const DE_EXPORTS: Readonly<Record<string, (req: ExportRequest) => Promise<ExportFile>>> = { tse: exportTseTar, dsfinvk: exportDsfinvk, gobd: exportGobd };

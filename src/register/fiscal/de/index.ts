@@ -10,10 +10,15 @@ import { type Obj, lines, str } from '../../codec/index.js';
 import { formatLocalDateTime, parseLocalDateTime } from '../../esr/datetime.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
-import { DE_LETTERS } from '../tax-letters.js';
-import { type Operation, OID, auditLog, logTimeIso, auditSignedPart, signedPart, systemLog, systemSignedPart, transactionLog } from './log-message.js';
+import { DE_LETTERS } from './letters.js';
+import { type Operation, OID, logTimeIso, signedPart, transactionLog } from './log-message.js';
+import { noteFailure, preambleLogs, signedNow } from './system-events.js';
 import { type Tse, openTse } from './tse.js';
 import { foreignCurrency, processOf, zahlartOf } from './process.js';
+import { DE_EXPORTS } from './exports.js';
+import { DE_FILES } from './files.js';
+import { runScheduled } from './schedule.js';
+import { DE_VERIFIER } from './verifier.js';
 
 /** The VAT rates of the DSFinV-K receipt amounts, in their order: 19, 7, 10.7, 5.5, 0. */
 const DSFINV_RATES = ['19', '7', '10.7', '5.5', '0'];
@@ -58,6 +63,10 @@ interface Logged {
 export class DeModule implements FiscalModule {
   readonly country = 'DE';
   readonly letters = DE_LETTERS;
+  readonly exports = DE_EXPORTS;
+  readonly files = DE_FILES;
+  readonly verifier = DE_VERIFIER;
+  readonly scheduled = runScheduled;
   private readonly generic = new GenericModule('DE', DE_LETTERS);
 
   validate(): void {
@@ -185,77 +194,6 @@ export class DeModule implements FiscalModule {
       LogFinish: finish.message.toString('base64'),
     };
   }
-}
-
-/**
- * The logs the TSE writes before a transaction or system event when due: the system log of its initialization (once,
- * signature counter 1); `updateTime` when its clock is set (at its first use after the service
- * started, and when the host's clock went back behind its last log); and, when it answers again
- * after a failure, an audit log saying since when and for how many operations it did not answer.
- */
-export function preambleLogs(c: Record<string, string>, tse: Tse, now: bigint): Obj {
-  const out: Obj = {};
-  if (c['de|initialized'] !== '1') {
-    const log = systemEvent(c, tse, now, 'initialize', Buffer.alloc(0));
-    if (!log) return out; // tried again with the next transaction
-    c['de|initialized'] = '1';
-    out.LogInit = log.toString('base64');
-  }
-  const last = BigInt(c['de|lastTime'] ?? '0');
-  if (!clockSet.has(tse) || now < last) {
-    const log = systemEvent(c, tse, now, 'updateTime', Buffer.from(`timeBeforeUpdate=${last};timeAfterUpdate=${now}`, 'ascii'));
-    if (!log) return out;
-    clockSet.add(tse);
-    out.LogTime = log.toString('base64');
-  }
-  const since = c['de|failedSince'];
-  if (since !== undefined) {
-    const text = `TSE did not answer from unixTime ${since} to ${now}: ${c['de|failedCount'] ?? '1'} operation(s) registered without it`;
-    const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
-    const env = { certifiedDataType: OID.auditLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
-    const signature = tse.sign(auditSignedPart(env, Buffer.from(text, 'utf8')));
-    if (!signature) return out;
-    signedNow(c, counter, now);
-    delete c['de|failedSince'];
-    delete c['de|failedCount'];
-    out.LogAudit = auditLog(env, Buffer.from(text, 'utf8'), signature).toString('base64');
-  }
-  return out;
-}
-
-/** A system event with the logs due before it, as a record's Fis; `Failed` when the TSE does not answer. */
-export function systemEventFis(c: Record<string, string>, tse: Tse, now: bigint, eventType: string, eventData: Buffer): Obj {
-  const pre = preambleLogs(c, tse, now);
-  const log = c['de|initialized'] === '1' ? systemEvent(c, tse, now, eventType, eventData) : undefined;
-  return { ...pre, ...(log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' }) };
-}
-
-/** Signs a system event of the TSE with the next signature counter; undefined when the TSE does not answer. */
-export function systemEvent(c: Record<string, string>, tse: Tse, now: bigint, eventType: string, eventData: Buffer): Buffer | undefined {
-  const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
-  const env = { certifiedDataType: OID.systemLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
-  const event = { eventType, eventOrigin: 'SE-API', eventTriggeredByUser: 'efr', eventData };
-  const signature = tse.sign(systemSignedPart(env, event));
-  if (!signature) {
-    noteFailure(c, now);
-    return undefined;
-  }
-  signedNow(c, counter, now);
-  return systemLog(env, event, signature);
-}
-
-/** TSEs whose clock was set by this process (the set happens at their first use after the start). */
-const clockSet = new WeakSet<Tse>();
-
-function signedNow(c: Record<string, string>, counter: bigint, now: bigint): void {
-  c['de|sigCnt'] = counter.toString();
-  c['de|lastTime'] = now.toString();
-}
-
-/** The TSE did not answer: remembered for the audit log written when it answers again. */
-function noteFailure(c: Record<string, string>, now: bigint): void {
-  c['de|failedSince'] ??= now.toString();
-  c['de|failedCount'] = String(Number(c['de|failedCount'] ?? '0') + 1);
 }
 
 /** Carries the logs written before the transaction with the record in which they happened (for the export). */

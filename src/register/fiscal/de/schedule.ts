@@ -22,9 +22,9 @@ import { appendRecord } from '../../record-writer.js';
 import type { Register } from '../../registers.js';
 import { writeStreamAtomic } from '../../../shared/files.js';
 import { timeOfDay } from '../../profile/attributes.js';
-import { countryOf } from '../registry.js';
+import { countryOf } from '../country.js';
 import { dsfinvkZip, exportTse } from './exports.js';
-import { systemEventFis } from './index.js';
+import { systemEventFis } from './system-events.js';
 import { openTse, tseDir } from './tse.js';
 
 const DEFAULT_SELF_TEST = '03:05:00';

@@ -7,7 +7,7 @@ import { FiscalError } from '../../../shared/errors.js';
 import { type Dec, ZERO, add, allocate, eq, fmt, parseDec, round, sign, sub } from '../../../shared/money.js';
 import { type Obj, lines, obj, str } from '../../codec/index.js';
 import { analyzePositions, resolveWithTaxA } from '../../esr/tax.js';
-import { ES_LETTERS } from '../tax-letters.js';
+import { ES_LETTERS } from './letters.js';
 
 export type VatRegime = 'GENERAL' | 'SIMPLE' | 'REDE';
 

@@ -13,7 +13,7 @@ import { formatLocalDateTime } from '../../esr/datetime.js';
 import { isPos } from '../../esr/tax.js';
 import { GenericModule } from '../generic/index.js';
 import type { ExportFile, ExportRequest, FiscalInput, FiscalModule, PrepareInput } from '../module.js';
-import { ES_LETTERS } from '../tax-letters.js';
+import { ES_LETTERS } from './letters.js';
 import { type EsSystem, isTest, issuerOf, nifOf, systemOf } from './config.js';
 import { breakdownOf, money, transactionRegime } from './desglose.js';
 import { verifactuExport } from './export.js';
@@ -24,6 +24,8 @@ import { type InvoiceId, type Previous, type Recipient, type Sistema, altaXml, a
 import { nextNumber, seriesOf } from './series.js';
 import { TBAI_QR_URL, tbaiDate, tbaiIdentifier, tbaiQrUrl } from './tbai.js';
 import { ensureTbaiKey, loadedTbaiKey, tbaiSign } from './tbai-key.js';
+import { ES_FILES } from './files.js';
+import { ES_VERIFIER } from './verifier.js';
 
 const VERSION = ((): string => {
   try {
@@ -86,6 +88,8 @@ function tipoOf(bc: BusinessCase, esr: Obj, original: Issued | undefined): strin
 
 export class EsModule implements FiscalModule {
   readonly country = 'ES';
+  readonly files = ES_FILES;
+  readonly verifier = ES_VERIFIER;
   readonly letters = ES_LETTERS;
   private readonly generic = new GenericModule('ES', ES_LETTERS);
   readonly exports: Readonly<Record<string, (req: ExportRequest) => Promise<ExportFile>>> = {

@@ -15,7 +15,7 @@ import { formatLocalDateTime } from '../../esr/datetime.js';
 import type { Register } from '../../registers.js';
 import { GenericModule } from '../generic/index.js';
 import type { ExportFile, ExportRequest, FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
-import { FR_LETTERS } from '../tax-letters.js';
+import { FR_LETTERS } from './letters.js';
 import { dropPending, fingerprintOf, journalEvents, noteSignatureError, peekPending, signEvents } from './events.js';
 import { type JetEvent } from './jet.js';
 import { type FrKey, loadKey, openedKey } from './keys.js';
@@ -23,6 +23,8 @@ import { Ledger, type Period } from './ledger.js';
 import { fiscalYearOf, monthOf, yearEndOf } from './periods.js';
 import { type ChainKind, type TaxTotals, amount, formatTaxes, rate, signatureExtract } from './signed-string.js';
 import { exportJet, exportJou, exportSignatures, exportTotals } from './exports.js';
+import { FR_FILES } from './files.js';
+import { FR_VERIFIER } from './verifier.js';
 
 /** NFS of the month and year closings the service makes (FR_Closing M or A). */
 export const CLOSE = 'CLOSE';
@@ -100,6 +102,8 @@ function checkCents(esr: Obj): void {
 
 export class FrModule implements FiscalModule {
   readonly country = 'FR';
+  readonly files = FR_FILES;
+  readonly verifier = FR_VERIFIER;
   readonly letters = FR_LETTERS;
   private readonly generic = new GenericModule('FR', FR_LETTERS);
 

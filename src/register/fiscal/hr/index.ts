@@ -15,7 +15,7 @@ import { requireFiscalCertificate } from '../certificate-store.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { cisDateTime } from './cis-date.js';
-import { postToCis } from './cis-client.js';
+import { closeCisAgents, postToCis } from './cis-client.js';
 import { endpointOf } from './endpoint.js';
 import { amount2, racunOf } from './invoice.js';
 import { HR_LETTERS } from './letters.js';
@@ -92,6 +92,8 @@ export class CisAuthority implements AuthorityPort {
 
 export class HrModule implements FiscalModule {
   readonly country = 'HR';
+  /** the kept-alive connections to the tax authority, shared by the registers */
+  readonly close = closeCisAgents;
   readonly letters = HR_LETTERS;
   readonly authority: AuthorityPort = new CisAuthority();
   private readonly generic = new GenericModule('HR', HR_LETTERS);

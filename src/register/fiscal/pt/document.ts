@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { type Dec, ZERO, abs, add, allocate, div, fmt, neg, parseDec, rescale, sign } from '../../../shared/money.js';
 import { type Obj, lines, obj, str } from '../../codec/index.js';
 import { analyzePositions, isPos, qtyOf, resolveWithTaxA } from '../../esr/tax.js';
-import { PT_LETTERS } from '../tax-letters.js';
+import { PT_LETTERS } from './letters.js';
 import { countryCode } from './countries.js';
 import { CONSUMIDOR_FINAL, splitTaxId } from './nif.js';
 import { type PtRate, rateOf } from './rates.js';

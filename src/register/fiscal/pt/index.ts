@@ -15,7 +15,7 @@ import { GenericModule } from '../generic/index.js';
 import type { ServiceContext } from '../../context.js';
 import type { Register } from '../../registers.js';
 import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
-import { PT_LETTERS } from '../tax-letters.js';
+import { PT_LETTERS } from './letters.js';
 import { DOC_NAMES, amountsOf, customerOf, money2, qrCustomer } from './document.js';
 import { exportSaft } from './export.js';
 import { ensureKey, fingerprintOf, forgetKey, signingKey } from './keys.js';
@@ -25,6 +25,8 @@ import { qrText } from './qr.js';
 import { DOCUMENT_NO, checkPortugueseRules } from './rules.js';
 import { SeriesChain, certificateOf, docTypeOf, seriesOf, validationCode } from './series.js';
 import { hashMessage, hashChars, printedHash, signMessage } from './signature.js';
+import { PT_FILES } from './files.js';
+import { PT_VERIFIER } from './verifier.js';
 
 /** HashControl of the documents: the version of the signing key. */
 export const HASH_CONTROL = '1';
@@ -69,6 +71,8 @@ function checkKey(state: FiscalInput['state'], key: KeyObject): void {
 
 export class PtModule implements FiscalModule {
   readonly country = 'PT';
+  readonly files = PT_FILES;
+  readonly verifier = PT_VERIFIER;
   readonly letters = PT_LETTERS;
   private readonly generic = new GenericModule('PT', PT_LETTERS);
   readonly exports = { saft: exportSaft };

@@ -12,7 +12,7 @@ import { type Dec, ZERO, add, fmtMoney, parseDec, sign, significantScale } from 
 import { type Obj, lines, obj, str } from '../../codec/index.js';
 import type { BusinessCase } from '../../esr/business-case.js';
 import { analyzePositions, isMod, isPos, resolveWithTaxA } from '../../esr/tax.js';
-import { PT_LETTERS } from '../tax-letters.js';
+import { PT_LETTERS } from './letters.js';
 import { splitTaxId, validNif } from './nif.js';
 import { countryCode } from './countries.js';
 import { type PtRate, rateOf } from './rates.js';

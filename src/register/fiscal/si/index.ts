@@ -22,6 +22,7 @@ import type { ServiceContext } from '../../context.js';
 import type { Register } from '../../registers.js';
 import type { ServiceEvent } from '../module.js';
 import { registerPremiseIfChanged } from './premise-registration.js';
+import { closeFursAgents } from './endpoint.js';
 
 /** FURS's BusinessPremiseID and ElectronicDeviceID: 1 to 20 letters and digits. */
 const FURS_ID = /^[0-9a-zA-Z]{1,20}$/;
@@ -34,6 +35,8 @@ export function zoiTag(zoi: string): Obj {
 
 export class SiModule implements FiscalModule {
   readonly country = 'SI';
+  /** the kept-alive connections to the tax authority, shared by the registers */
+  readonly close = closeFursAgents;
   readonly letters = SI_LETTERS;
   readonly authority = new FursAuthority();
   private readonly generic = new GenericModule('SI', SI_LETTERS);

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FiscalError } from '../../../shared/errors.js';
 import { encodeJsonValue } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
-import { countryOf, moduleFor } from '../../fiscal/registry.js';
+import { moduleFor } from '../../fiscal/registry.js';
 import { RECORD_TYPES } from '../../journal/types.js';
 import { type RegisterChainReport, tryVerifyRegister } from '../../journal/verify-register.js';
 import type { Register } from '../../registers.js';
@@ -44,12 +44,7 @@ function textsOf(req: FastifyRequest, res: FastifyReply): { lang: UiLang; t: Tra
 
 /** The export types a register has: the journal, and its country's (GET /export refuses the others). */
 export function exportTypesOf(reg: Register): string[] {
-  const country = countryOf(reg.state.cfg);
-  const types = ['jou'];
-  if (country === 'DE') types.push('tse', 'dsfinvk', 'gobd');
-  if (country === 'AT') types.push('dep');
-  for (const k of Object.keys(moduleFor(reg.state.cfg).exports ?? {})) if (!types.includes(k)) types.push(k);
-  return types;
+  return ['jou', ...Object.keys(moduleFor(reg.state.cfg).exports ?? {})];
 }
 
 function linkOf(path: string, params: Readonly<Record<string, string | undefined>>): string {

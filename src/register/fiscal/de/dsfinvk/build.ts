@@ -13,7 +13,7 @@ import { type BusinessCase, type BusinessKind, classify } from '../../../esr/bus
 import { type PositionInfo, analyzePositions, qtyOf, resolveWithTaxA } from '../../../esr/tax.js';
 import type { JournalRecord, JournalStore } from '../../../journal/types.js';
 import { CsvTable, type Row } from '../gdpdu/csv.js';
-import { DE_LETTERS } from '../../tax-letters.js';
+import { DE_LETTERS } from '../letters.js';
 import { type ParsedLog, logTimeIso, parseLog } from '../log-message.js';
 import { foreignCurrency, gvTypOf, processOf, zahlartOf } from '../process.js';
 import { TABLES, TAXONOMY_VERSION, tableOf } from './tables.js';
