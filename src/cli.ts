@@ -4,11 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startService } from './register/server.js';
-import { type Stopped, isRestart } from './register/maintenance/service-control.js';
-import { verifyCommand } from './register/journal/export/verify-cli.js';
-import { VERIFIERS } from './register/fiscal/verifiers.js';
-import { APIKEY_USAGE, apiKeyCommand } from './register/security/api-key-cli.js';
+import type { Stopped } from './register/maintenance/service-control.js';
+import { APIKEY_USAGE } from './register/security/api-key-usage.js';
 import { PORTAL_USAGE } from './portal/usage.js';
 
 const USAGE = `usage: efr <command> [options]
@@ -57,6 +54,8 @@ async function serve(args: string[]): Promise<void> {
   const dataDir = resolve(values.data ?? process.env.EFR_DATA ?? 'data');
   // systemd sets INVOCATION_ID for the processes of a unit; a terminal (a TTY) is no service manager
   const asService = values.service === true || (Boolean(process.env.INVOCATION_ID) && !process.stdout.isTTY);
+  // each command loads its own modules: the portal and the verifiers do not load the register service
+  const [{ startService }, { isRestart }] = await Promise.all([import('./register/server.js'), import('./register/maintenance/service-control.js')]);
   const exitWith = (stopped: Stopped): void => {
     process.stdout.write(`efr: closed${isRestart(stopped.reason) ? ' for a restart' : ''}, exit code ${stopped.exitCode}\n`);
     process.exit(stopped.exitCode);
@@ -89,14 +88,15 @@ async function main(argv: string[]): Promise<void> {
     case 'serve':
       return serve(rest);
     case 'apikey':
-      process.exitCode = await apiKeyCommand(rest);
+      process.exitCode = await (await import('./register/security/api-key-cli.js')).apiKeyCommand(rest);
       return;
     case 'portal':
-      // loaded only here: the register service's start does not pay for the portal's modules
+      // loaded only here: neither program pays for the other's modules
       process.exitCode = await (await import('./portal/cli.js')).portalCommand(rest);
       return;
     case 'verify':
       if (rest.some((a) => a === '--country' || a.startsWith('--country='))) {
+        const { VERIFIERS } = await import('./register/fiscal/verifiers.js');
         const usage = (why: string): void => {
           const forms = Object.entries(VERIFIERS).map(([cc, v]) => `  efr verify --country ${cc}${v.key ? ' [--key <pem>]' : ''} <${v.file}>${v.key ? `\n      --key: ${v.key}` : ''}`);
           process.stderr.write(`efr verify: ${why}\nusage:\n${forms.join('\n')}\n`);
@@ -120,7 +120,7 @@ async function main(argv: string[]): Promise<void> {
         process.exitCode = report.ok ? 0 : 1;
         return;
       }
-      process.exitCode = await verifyCommand(rest);
+      process.exitCode = await (await import('./register/journal/export/verify-cli.js')).verifyCommand(rest);
       return;
     case undefined:
     case 'help':

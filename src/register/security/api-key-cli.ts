@@ -9,13 +9,7 @@ import { journalSqliteFile, openJournalStore } from '../journal/open.js';
 import { SqliteJournalStore } from '../journal/sqlite/sqlite-store.js';
 import type { JournalStore } from '../journal/types.js';
 import { ApiKeys } from './api-keys.js';
-
-export const APIKEY_USAGE = `  apikey    API keys of cloud POS (efr serve --cloud); the secret is shown once and stored hashed
-            efr apikey create --taxid <TaxId> [--name label] [--data DIR] [--db URL] [--json]
-            efr apikey list [--data DIR] [--db URL]
-            efr apikey revoke <key> [--data DIR] [--db URL]
-            (--db or EFR_DB: the PostgreSQL journal the cloud processes share)
-`;
+import { APIKEY_USAGE } from './api-key-usage.js';
 
 interface Output {
   out(text: string): void;
