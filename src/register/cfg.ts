@@ -10,7 +10,7 @@ import { formatLocalDateTime } from './esr/datetime.js';
 import { appendRecord } from './record-writer.js';
 import { moduleFor } from './fiscal/registry.js';
 import type { Register } from './registers.js';
-import type { Sealed } from './respond.js';
+import type { Sealed } from './record-answer.js';
 
 const OBJECT_PARTS = ['Cmp', 'Loc', 'Trm', 'Doc'];
 const ARRAY_PARTS = ['Dev', 'DE_Agentur'];

@@ -24,7 +24,8 @@ import { type ZAccumulator, addToTotals, addToZ, closeZ, emptyZ, totalsTags } fr
 import { rnOfQuery, rnOfTransaction } from './register-number.js';
 import { checkTransactionScope } from './security/token-scope.js';
 import type { TokenScope } from './security/tokens.js';
-import { type Reply, type Sealed, answerOf, answerRoot, failureOf, failureReply, reply, sealedOf } from './respond.js';
+import { type Reply, failureOf, failureReply, reply } from './respond.js';
+import { type Sealed, answerOf, answerRoot, sealedOf } from './record-answer.js';
 import { assertDiskRoom } from './maintenance/disk-quota.js';
 import { receiptPrintout, unprintedDuplicate } from './peripherals/receipt-printout.js';
 import type { OnlineOutcome } from './fiscal/delivery/deliverer.js';

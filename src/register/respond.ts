@@ -8,7 +8,6 @@ import type { CachedResponse } from './registers.js';
 import { isDiskFull } from './maintenance/disk-quota.js';
 
 // The pipeline, its routes and the country modules take a record's answer together with its encoding from here.
-export { type Sealed, answerOf, answerRoot, sealedOf } from './record-answer.js';
 
 export interface Reply {
   status: number;

@@ -24,7 +24,7 @@ import { DEFAULT_WIDTH } from '../render/receipt-lines.js';
 import { receiptOfRecord } from '../render/receipt-source.js';
 import { receiptText } from '../render/receipt-text.js';
 import { receiptView } from '../render/receipt-view.js';
-import type { Sealed } from '../respond.js';
+import type { Sealed } from '../record-answer.js';
 import { withDevice } from './device-lock.js';
 import { clearUnprinted, findMark, markUnprinted, writePrintFile } from './print-files.js';
 import { hasPrinter, printLogOn, printerOf } from './printer-config.js';

@@ -16,7 +16,7 @@ import { isObj } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import type { CachedResponse } from '../registers.js';
 import { documentHandle } from '../render/qr/document-handle.js';
-import type { Sealed } from '../respond.js';
+import type { Sealed } from '../record-answer.js';
 import { activationKey } from './keys.js';
 
 /** Registers known to be activated, per store (an activation is never undone locally: the badge is locked). */

@@ -16,7 +16,7 @@ import type { BuiltRequest } from '../pipeline.js';
 import { registerNumber, rnOfQuery } from '../register-number.js';
 import type { CachedResponse, Register } from '../registers.js';
 import type { RecordType } from '../journal/types.js';
-import { answerOf, sealedOf } from '../respond.js';
+import { answerOf, sealedOf } from '../record-answer.js';
 import type { TokenScope } from './tokens.js';
 
 export function scopeText(scope: TokenScope): string {

@@ -9,7 +9,7 @@ import { formatLocalDateTime } from '../../esr/datetime.js';
 import type { JournalRecord } from '../../journal/types.js';
 import { appendRecord } from '../../record-writer.js';
 import type { Register } from '../../registers.js';
-import { type Sealed, sealedOf } from '../../respond.js';
+import { type Sealed, sealedOf } from '../../record-answer.js';
 import type { AuthorityPort, DeliveryResult } from '../authority.js';
 import { moduleFor } from '../registry.js';
 

@@ -15,7 +15,7 @@ import { type ErrorCode, type ErrorParams } from '../../../shared/errors.js';
 import { type Obj, isObj, str } from '../../codec/index.js';
 import type { ServiceContext } from '../../context.js';
 import type { Register } from '../../registers.js';
-import type { Sealed } from '../../respond.js';
+import type { Sealed } from '../../record-answer.js';
 import { type AuthorityPort, type DeliveryResult, fiscalTimeoutOf } from '../authority.js';
 import { fiscalCertificate } from '../certificate-store.js';
 import { answerOfRecord, authorityOf, fisWithAnswer, journalAnswer } from './answers.js';
