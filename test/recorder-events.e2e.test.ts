@@ -55,7 +55,7 @@ test(`events reach the portal, also after an outage and a restart of the service
   // the service's own reporter, as the server made it
   const withReporter = (): EventReporter => {
     const r = service.ctx.events;
-    assert.ok(r, 'the service reports events');
+    assert.ok(r instanceof EventReporter, 'the service reports events');
     return r;
   };
   let reporter = withReporter();
