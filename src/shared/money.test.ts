@@ -61,6 +61,29 @@ describe('parseDec', () => {
     }
   });
 
+  test('the limits: 18 integer and 12 fraction digits, exact beyond what a number holds', () => {
+    assert.deepEqual(parseDec('123456789012345678'), { v: 123456789012345678n, s: 0 });
+    assert.deepEqual(parseDec('-123456789012345678.123456789012'), { v: -123456789012345678123456789012n, s: 12 });
+    assert.deepEqual(parseDec('9007199254740993'), { v: 9007199254740993n, s: 0 });
+    assert.deepEqual(parseDec('0000.10'), { v: 10n, s: 2 });
+    assert.equal(parseDec('1234567890123456789'), undefined);
+    assert.equal(parseDec('1.1234567890123'), undefined);
+  });
+
+  test('accepts exactly the decimal grammar [+-]?(digits(.digits)?|.digits) (property)', () => {
+    const grammar = /^[+-]?(\d+(\.\d+)?|\.\d+)$/;
+    fc.assert(
+      fc.property(fc.stringMatching(/^[-+.0-9e, a]{0,22}$/), (text) => {
+        const [int = '', frac = ''] = text.replace(/^[+-]/, '').split('.');
+        const expected = grammar.test(text) && int.length <= 18 && frac.length <= 12;
+        const d = parseDec(text);
+        assert.equal(d !== undefined, expected, JSON.stringify(text));
+        if (d) assert.equal(d.v, BigInt(text.replace('.', '').replace(/^\+/, '')));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   test('dec throws on invalid text and returns the value otherwise', () => {
     assert.throws(() => dec('1,50'), /not a decimal/);
     assert.deepEqual(dec('7.25'), { v: 725n, s: 2 });

@@ -8,17 +8,39 @@ export interface Dec {
   readonly s: number;
 }
 
-const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
-const DECIMAL_LEADING_POINT = /^([+-]?)()\.(\d+)$/;
+/** Digits a JavaScript number holds exactly: up to this many, the mantissa is built without BigInt parsing. */
+const EXACT_DIGITS = 15;
 
-/** Parses "1.50", "-3", ".5", "+2.0"; returns undefined for anything else (no exponents, no commas). */
+/**
+ * Parses "1.50", "-3", ".5", "+2.0"; returns undefined for anything else (no exponents, no commas, no
+ * point without digits after it). At most 18 integer and 12 fraction digits. Written as a loop over the
+ * characters, not a regular expression and BigInt(string): every amount of every receipt passes here.
+ */
 export function parseDec(text: string): Dec | undefined {
-  const m = DECIMAL.exec(text) ?? DECIMAL_LEADING_POINT.exec(text);
-  if (!m) return undefined;
-  const frac = m[3] ?? '';
-  if (frac.length > 12 || (m[2] ?? '').length > 18) return undefined;
-  const digits = BigInt((m[2] || '0') + frac);
-  return { v: m[1] === '-' ? -digits : digits, s: frac.length };
+  const n = text.length;
+  let i = 0;
+  const first = n > 0 ? text.charCodeAt(0) : 0;
+  const signed = first === 45 || first === 43; // '-' or '+'
+  if (signed) i = 1;
+  let intDigits = 0;
+  let fracDigits = 0;
+  let point = false;
+  let mantissa = 0;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (point) fracDigits++;
+      else intDigits++;
+      mantissa = mantissa * 10 + (c - 48);
+    } else if (c === 46 && !point) {
+      point = true;
+    } else {
+      return undefined;
+    }
+  }
+  if ((point && fracDigits === 0) || intDigits + fracDigits === 0 || fracDigits > 12 || intDigits > 18) return undefined;
+  const v = intDigits + fracDigits <= EXACT_DIGITS ? BigInt(mantissa) : BigInt(text.slice(signed ? 1 : 0).replace('.', ''));
+  return { v: first === 45 ? -v : v, s: fracDigits };
 }
 
 export function dec(text: string): Dec {
