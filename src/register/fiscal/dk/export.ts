@@ -3,14 +3,15 @@
  * (`SAF-T Cash Register_<CVR>_<yyyymmddhhmmss>_1_1.xml`, saft-xml.ts), each cash transaction carrying the
  * certificate it was signed with, as the Danish validator reads it, and, when the period's first cash
  * transaction is not nr 1, `previous-signature.txt` (`<registerID> <nr> <signature>` of the signed transaction
- * before it). The XML is streamed into the zip from the journal read in passes (no/saft-xml.ts runPasses).
+ * before it). The XML is streamed into the zip from the journal read in passes (saft-cash-register/passes.ts).
  */
 import { ZipFile } from 'yazl';
 import { obj, str } from '../../codec/index.js';
 import type { ExportFile, ExportRequest } from '../module.js';
 import { fiscalCertificatePem } from '../certificate-store.js';
-import { previousSignatureLine, readRecords, streamIntoZip } from '../no/export.js';
-import type { SaftScan } from '../no/saft-xml.js';
+import { readRecords, streamIntoZip } from '../saft-cash-register/export-stream.js';
+import type { SaftScan } from '../saft-cash-register/passes.js';
+import { previousSignatureLine } from '../saft-cash-register/previous-signature.js';
 import { danishSaftFileName, danishSaftXmlChunks } from './saft-xml.js';
 import { cvrOf } from './cvr.js';
 

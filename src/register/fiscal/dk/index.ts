@@ -19,7 +19,7 @@ import { classify } from '../../esr/business-case.js';
 import { cvrOf } from './cvr.js';
 import { exportSaft } from './export.js';
 import { DK_LETTERS } from './letters.js';
-import { cashTransType, signedAmounts } from '../no/cash-transaction.js';
+import { cashTransType, signedAmounts } from '../saft-cash-register/cash-transaction.js';
 
 /** Business cases that are events, not cash transactions: journaled, never signed. */
 const EVENT_KINDS = new Set(['login', 'logout', 'reprint', 'xreport', 'closing', 'nonfiscal']);

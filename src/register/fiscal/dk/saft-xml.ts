@@ -1,8 +1,8 @@
 /**
  * Denmark: the SAF-T Cash Register file (UFST / Skattestyrelsen, Danish SAF-T Cash Register schema
  * v1.0.3, namespace urn:StandardAuditFile-Taxation-CashRegister:DK) of one register, built from its
- * journal records (records in, XML text out). Written by the shared writer of no/saft-xml.ts (SaftWriter)
- * after DK_PROFILE here, with Norway's code tables and report figures (no/saft-report.ts); what Denmark adds or requires:
+ * journal records (records in, XML text out). Written by the shared writer (saft-cash-register/) after
+ * DK_PROFILE here; what Denmark adds or requires:
  * - company and location `streetAddress` with streetname, number, city, postalCode, country (from Cfg
  *   Cmp/Loc Adr, AdrNr, City, Zip, Ctry; '-' where the schema needs a value and Cfg has none; country DK);
  * - `vatCodeDetails`, one `periods/period` (the export's period), `employees` (firstName/surName split from
@@ -18,10 +18,13 @@
 import { createHash } from 'node:crypto';
 import { type Dec, ZERO, cmp, dec, parseDec, sign } from '../../../shared/money.js';
 import type { Obj } from '../../codec/index.js';
-import {
-  type RecordSource, type SaftOptions, type SaftProfile, type SaftScan, type SaftVatCode, SaftWriter, type XmlOut, fileStamp, percent, runPasses, runPassesSync,
-} from '../no/saft-xml.js';
-import { type CashTx, OTHER_ART_GROUP, amount, isPosLine, text } from '../no/saft-report.js';
+import { OTHER_ART_GROUP } from '../saft-cash-register/codes.js';
+import { saftXml, saftXmlChunks } from '../saft-cash-register/document-writer.js';
+import { fileStamp, percent } from '../saft-cash-register/format.js';
+import type { RecordSource, SaftScan } from '../saft-cash-register/passes.js';
+import type { SaftOptions, SaftProfile, SaftVatCode } from '../saft-cash-register/profile.js';
+import { type CashTx, amount, isPosLine, text } from '../saft-cash-register/records.js';
+import type { XmlOut } from '../saft-cash-register/xml-out.js';
 
 export const SAFT_DK_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:DK';
 export const SAFT_DK_SCHEMA = 'Danish_SAF-T_Cash_Register_Schema_v_1.0.3.xsd';
@@ -42,7 +45,7 @@ export interface DanishSaftInput extends DanishSaftOptions {
 }
 
 export interface DanishSaftStreamInput extends DanishSaftOptions {
-  /** the same records, read again from the start on each call (see runPasses in no/saft-xml.ts) */
+  /** the same records, read again from the start on each call (see runPasses in saft-cash-register/passes.ts) */
   records: RecordSource;
   /** called after the first read, before any text is handed over */
   onScanned?: (scan: SaftScan) => void;
@@ -106,7 +109,7 @@ export const DK_PROFILE: SaftProfile = {
   blank: '-',
   texts: { copy: 'Kopi af kvittering nr', zReport: 'Z-rapport', xReport: 'X-rapport' },
   vatCode: danishVatCode,
-  // Norway's report lists 0, 12, 15 and 25 %: Denmark's rates (0 and 25 %) always, others when used
+  // a report lists Denmark's rates (0 and 25 %) always, others when they have an amount
   reportVatCode: (v) => {
     const rate = parseDec(v.perc) ?? ZERO;
     const dkRate = sign(rate) === 0 || cmp(rate, dec('25')) === 0;
@@ -134,10 +137,10 @@ export const DK_PROFILE: SaftProfile = {
 
 /** The Danish SAF-T Cash Register XML of one register for a period, as text chunks (records read twice, see runPasses). */
 export function danishSaftXmlChunks(input: DanishSaftStreamInput): AsyncGenerator<string> {
-  return runPasses(new SaftWriter(DK_PROFILE, input), input.records, input.onScanned);
+  return saftXmlChunks(DK_PROFILE, input);
 }
 
 /** The Danish SAF-T Cash Register XML of one register for a period (all records in memory; see danishSaftXmlChunks). */
 export function danishSaftXml(input: DanishSaftInput): string {
-  return runPassesSync(new SaftWriter(DK_PROFILE, input), input.records);
+  return saftXml(DK_PROFILE, input);
 }

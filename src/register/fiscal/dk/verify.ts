@@ -15,10 +15,11 @@
  */
 import { X509Certificate, verify as verifySignature } from 'node:crypto';
 import type { VerifyOutcome } from '../verifiers.js';
-import {
-  type ChainReport, type ChainVerifyOptions, PREVIOUS_SIGNATURE_FILE, describeChainReport, isCanonicalBase64,
-  keyFingerprint, parsePreviousSignatures, previousBeside, readExportInput, readExportZip, readPinnedKeys, readSaftCashRegisters, verifyChains,
-} from '../no/verify.js';
+import { type ChainReport, type ChainVerifyOptions, describeChainReport, isCanonicalBase64, verifyChains } from '../saft-cash-register/chain.js';
+import { readExportInput, readExportZip } from '../saft-cash-register/export-input.js';
+import { keyFingerprint, readPinnedKeys } from '../saft-cash-register/pinned-keys.js';
+import { PREVIOUS_SIGNATURE_FILE, parsePreviousSignatures, previousBeside } from '../saft-cash-register/previous-signature.js';
+import { readSaftCashRegisters } from '../saft-cash-register/read-registers.js';
 
 export const DK_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:DK';
 

@@ -5,41 +5,20 @@
  * can check every signature, and, when the period's first cash transaction is not nr 1,
  * `previous-signature.txt` (`<registerID> <nr> <signature>` of the signed transaction before it) so that the
  * first signature can be checked too. The XML is streamed into the zip: the journal is read in passes
- * (saft-xml.ts runPasses), never held in memory, and the export yields to the event loop as it goes.
+ * (saft-cash-register/passes.ts), never held in memory, and the export yields to the event loop as it goes.
  */
-import { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 import { FiscalError } from '../../../shared/errors.js';
-import { type Obj, obj, str } from '../../codec/index.js';
-import type { JournalRecord } from '../../journal/types.js';
+import { obj, str } from '../../codec/index.js';
 import type { ExportFile, ExportRequest } from '../module.js';
-import { type SaftScan, orgNumber, saftCashRegisterXmlChunks, saftFileName } from './saft-xml.js';
+import { readRecords, streamIntoZip } from '../saft-cash-register/export-stream.js';
+import type { SaftScan } from '../saft-cash-register/passes.js';
+import { previousSignatureLine } from '../saft-cash-register/previous-signature.js';
+import { orgNumber, saftCashRegisterXmlChunks, saftFileName } from './saft-xml.js';
 import { KEY_VERSION, noSigningKey } from './signing-key.js';
 
-/** The journal records' data (JournalRecord.data parsed), in the order read. */
-export async function* readRecords(records: AsyncIterable<JournalRecord>): AsyncGenerator<Obj> {
-  for await (const r of records) yield JSON.parse(r.data) as Obj;
-}
-
-/** The line of previous-signature.txt, when the file's first cash transaction is not the register's first. */
-export function previousSignatureLine(scan: SaftScan | undefined): string | undefined {
-  return scan?.previous ? `${scan.registerId} ${scan.previous.nr} ${scan.previous.signature}\n` : undefined;
-}
-
-/**
- * Puts streamed XML chunks into a zip entry: the first chunk is awaited here (the first pass over the journal
- * runs, and its errors, e.g. an invalid value, still reach the caller before the response starts), the rest
- * flow as yazl reads them. An error later destroys the zip's output stream.
- */
-export async function streamIntoZip(zip: ZipFile, chunks: AsyncGenerator<string>, name: string): Promise<void> {
-  const first = await chunks.next();
-  async function* buffers(): AsyncGenerator<Buffer> {
-    if (!first.done) yield Buffer.from(first.value, 'utf8');
-    for await (const c of chunks) yield Buffer.from(c, 'utf8');
-  }
-  zip.on('error', (err: Error) => (zip.outputStream as unknown as Readable).destroy(err));
-  zip.addReadStream(Readable.from(buffers()), name);
-}
+// bench/export-stall.ts drives both countries' exports with these from here
+export { previousSignatureLine, readRecords, streamIntoZip };
 
 export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   const { ctx, reg, period } = req;

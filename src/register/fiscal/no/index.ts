@@ -18,7 +18,7 @@ import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, ServiceEvent } from '../module.js';
 import type { BusinessCase } from '../../esr/business-case.js';
 import { exportSaft } from './export.js';
-import { signedAmounts } from './cash-transaction.js';
+import { signedAmounts } from '../saft-cash-register/cash-transaction.js';
 import { NO_LETTERS } from './letters.js';
 import { orgNumber } from './saft-xml.js';
 import { KEY_VERSION, noSigningKey } from './signing-key.js';
@@ -36,8 +36,6 @@ const HEADING: Readonly<Record<string, string>> = {
   payin: 'Innbetaling',
   payout: 'Utbetaling',
 };
-
-
 
 /** The string Skatteetaten's validator rebuilds: previous signature;date;time;nr;amount incl.;amount excl. VAT. */
 export function signedString(prev: string, f: { transDate: string; transTime: string; nr: string; amntIn: string; amntEx: string }): string {

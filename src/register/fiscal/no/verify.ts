@@ -13,12 +13,15 @@
  * fingerprint of each key used is always printed, for the auditor to compare with the declared key, and
  * `--key <pem>` pins it: a signature by any other key is a failure. The text names the first broken one.
  */
-import { type KeyObject, X509Certificate, createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
+import { type KeyObject, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SaxesParser } from 'saxes';
-import { type Entry, type ZipFile, openPromise } from 'yauzl';
 import { decodeXmlBytes } from '../../codec/xml-text.js';
+import { type ChainReport, type ChainVerifyOptions, describeChainReport, isCanonicalBase64, verifyChains } from '../saft-cash-register/chain.js';
+import { type ExportFiles, readExportInput, readExportZip } from '../saft-cash-register/export-input.js';
+import { keyFingerprint, readPinnedKeys } from '../saft-cash-register/pinned-keys.js';
+import { PREVIOUS_SIGNATURE_FILE, parsePreviousSignatures, previousBeside } from '../saft-cash-register/previous-signature.js';
+import { readSaftCashRegisters } from '../saft-cash-register/read-registers.js';
 import type { VerifyOutcome } from '../verifiers.js';
 
 export const NO_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:NO';
@@ -48,67 +51,6 @@ const AMOUNT = /^-?\d+\.\d{2}$/;
 const NR = /^\d{1,35}$/;
 /** the exact base64 of a 128-byte (RSA-1024) signature */
 const SIGNATURE_FORM = /^[A-Za-z0-9+/]{171}=$/;
-export const PREVIOUS_SIGNATURE_FILE = 'previous-signature.txt';
-
-/** The SHA-256 of a public key's DER SubjectPublicKeyInfo, as colon-separated upper-case hex
- * (`openssl pkey -pubin -in key.pem -outform DER | openssl dgst -sha256 -c` gives it in lower case). */
-export function keyFingerprint(key: KeyObject): string {
-  const hex = createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex').toUpperCase();
-  return hex.replace(/(..)(?!$)/g, '$1:');
-}
-
-/** A key pinned with `--key`: the declared public key, and where it came from. */
-export interface PinnedKey {
-  key: KeyObject;
-  fingerprint: string;
-  label: string;
-}
-
-/** Reads a `--key` file: an SPKI (or PKCS#1) public key PEM or a certificate PEM; a text saying why not. */
-export function readPinnedKey(path: string): PinnedKey | string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    return `--key ${path} cannot be read: ${e instanceof Error ? e.message : String(e)}`;
-  }
-  try {
-    const key = text.includes('-----BEGIN CERTIFICATE-----') ? new X509Certificate(text).publicKey : createPublicKey(text);
-    return { key, fingerprint: keyFingerprint(key), label: `--key ${path}` };
-  } catch (e) {
-    return `--key ${path} is not a public key or certificate PEM: ${e instanceof Error ? e.message : String(e)}`;
-  }
-}
-
-/** The previous signature of a register's period: the transaction before the period's first. */
-export interface PreviousSignature {
-  nr: string;
-  signature: string;
-}
-
-/**
- * Reads `previous-signature.txt`: one line `<registerID> <nr> <signature>` per register (the register id
- * is all before the last two fields); empty lines are skipped. A text saying what is wrong otherwise.
- */
-export function parsePreviousSignatures(text: string): Map<string, PreviousSignature> | string {
-  const map = new Map<string, PreviousSignature>();
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  for (const [i, raw] of lines.entries()) {
-    const line = raw.trim();
-    if (!line) continue;
-    const m = /^(.+?)\s+(\d{1,36})\s+(\S+)$/.exec(line);
-    if (!m) return `${PREVIOUS_SIGNATURE_FILE} line ${i + 1} is not "<registerID> <nr> <signature>"`;
-    const registerID = m[1] as string;
-    if (map.has(registerID)) return `${PREVIOUS_SIGNATURE_FILE} names register ${registerID} twice`;
-    map.set(registerID, { nr: m[2] as string, signature: m[3] as string });
-  }
-  return map;
-}
-
-/** True when `s` is canonical base64 (what re-encoding its bytes gives back). */
-export function isCanonicalBase64(s: string): boolean {
-  return s.length > 0 && s.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(s) && Buffer.from(s, 'base64').toString('base64') === s;
-}
 
 function isNoSignatureForm(s: string): boolean {
   return SIGNATURE_FORM.test(s) && isCanonicalBase64(s);
@@ -117,78 +59,6 @@ function isNoSignatureForm(s: string): boolean {
 /** The string a cashtransaction's signature covers. */
 export function signedString(prev: string, t: Pick<NoCashTransaction, 'transDate' | 'transTime' | 'nr' | 'transAmntIn' | 'transAmntEx'>): string {
   return [prev, t.transDate, t.transTime, t.nr, t.transAmntIn, t.transAmntEx].join(';');
-}
-
-/** The texts of one register's cashtransactions, as read: field name -> text (untrimmed). */
-export interface RawRegister {
-  registerID: string;
-  transactions: Array<Record<string, string>>;
-}
-
-/**
- * Reads company/companyIdent and the cash registers with the direct children `fields` of their
- * cashtransactions (document order; ctLine has an `nr` of its own) from SAF-T Cash Register XML text with
- * saxes. A register under more than one location is one (its chain is one). Throws on XML that is not
- * well-formed or whose root is not `{namespace}auditfile`.
- */
-export function readSaftCashRegisters(text: string, namespace: string, fields: ReadonlySet<string>): { companyIdent: string; registers: RawRegister[] } {
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new Error('XML with a DOCTYPE or entity declaration is refused');
-  const parser = new SaxesParser({ xmlns: true });
-  const registers = new Map<string, RawRegister>();
-  const stack: string[] = [];
-  let companyIdent = '';
-  let register: RawRegister | undefined;
-  let trans: Record<string, string> | undefined;
-  let field: string | undefined;
-  let fieldText = '';
-  parser.on('opentag', (tag) => {
-    const name = tag.local;
-    if (stack.length === 0 && (name !== 'auditfile' || tag.uri !== namespace)) {
-      throw new Error(`the root element is {${tag.uri}}${name}, not {${namespace}}auditfile`);
-    }
-    const parent = stack[stack.length - 1];
-    const path = stack.join('/');
-    stack.push(name);
-    if (name === 'cashregister') register = { registerID: '', transactions: [] };
-    else if ((parent === 'cashregister' && name === 'registerID') || (path === 'auditfile/company' && name === 'companyIdent')) {
-      field = name;
-      fieldText = '';
-    } else if (parent === 'cashregister' && name === 'cashtransaction') trans = {};
-    else if (parent === 'cashtransaction' && trans && fields.has(name)) {
-      field = name;
-      fieldText = '';
-    }
-  });
-  const onText = (t: string): void => {
-    if (field !== undefined) fieldText += t;
-  };
-  parser.on('text', onText);
-  parser.on('cdata', onText);
-  parser.on('closetag', (tag) => {
-    stack.pop();
-    const name = tag.local;
-    if (field !== undefined && name === field) {
-      const parent = stack[stack.length - 1];
-      if (parent === 'company') companyIdent = fieldText.trim();
-      else if (parent === 'cashregister' && register) register.registerID = fieldText.trim();
-      else if (trans) trans[field] = fieldText;
-      field = undefined;
-    } else if (name === 'cashtransaction' && trans && register) {
-      register.transactions.push(trans);
-      trans = undefined;
-    } else if (name === 'cashregister' && register) {
-      // one register may appear under more than one location: its chain is one
-      const known = registers.get(register.registerID);
-      if (known) known.transactions.push(...register.transactions);
-      else registers.set(register.registerID, register);
-      register = undefined;
-    }
-  });
-  parser.on('error', (e) => {
-    throw e;
-  });
-  parser.write(text).close();
-  return { companyIdent, registers: [...registers.values()] };
 }
 
 /**
@@ -210,132 +80,9 @@ export function readCashRegisters(text: string): NoRegister[] {
   }));
 }
 
-interface Broken {
-  registerID: string;
-  nr: string;
-  transID: string;
-  reason: string;
-}
-
-/** A key that verified signatures: its fingerprint, where it came from, how many it verified. */
-export interface KeyUse {
-  fingerprint: string;
-  label: string;
-  signatures: number;
-}
-
-/** What a chain verification found (every country's). */
-export interface ChainReport {
-  ok: boolean;
-  /** per register: transactions in the file, and how many signatures were checked */
-  registers: Array<{ registerID: string; transactions: number; verified: number; firstNr: string; lastNr: string }>;
-  /** registers whose first transaction in the file is not nr 1 and has no previous signature: not checked */
-  midChain: Array<{ registerID: string; nr: string }>;
-  /** registers whose first transaction was chained to previous-signature.txt */
-  chained: Array<{ registerID: string; nr: string; previousNr: string; previousSignature: string }>;
-  /** every key a signature was verified with (or found made with), by fingerprint */
-  keys: KeyUse[];
-  /** the `--key` keys, when given */
-  pinned: PinnedKey[];
-  broken?: Broken;
-}
-
 export type NoVerifyReport = ChainReport;
 
-export interface ChainVerifyOptions {
-  /** `--key`: only these public keys may have made the signatures */
-  pinned?: readonly PinnedKey[];
-  /** previous-signature.txt, by register id */
-  previous?: ReadonlyMap<string, PreviousSignature>;
-}
-
 export type NoVerifyOptions = ChainVerifyOptions;
-
-/** What every chained cashtransaction has. */
-export interface ChainTransaction {
-  nr: string;
-  transID: string;
-  signature: string;
-}
-
-/** A country's rules for its chains (what verifyChains leaves to it); a hook returns the reason a transaction is broken, if it is. */
-export interface ChainRules<T extends ChainTransaction> {
-  /** the transactions in chain order (default: as in the file), or the first one that cannot be ordered */
-  order?(transactions: readonly T[]): T[] | { t: T; reason: string };
-  /** the checks before the signature (number, gap, forms) */
-  check(t: T, prev: T | undefined): string | undefined;
-  /** the form of the signature previous-signature.txt gives for the transaction before the first */
-  previousForm(t: T, before: PreviousSignature): string | undefined;
-  /** true when `t` is the first of its register's chain (signed over '0') */
-  startsChain(t: T): boolean;
-  /** the signature of `t` over `prevSignature`; `use` names the key that verified it */
-  verify(t: T, prevSignature: string, registerID: string, use: (key: KeyObject, label: string) => void): string | undefined;
-}
-
-/**
- * Verifies the chains of the registers by a country's rules: per register, the transactions in chain
- * order, the first chained to previous-signature.txt when given (else, not nr 1, mid-chain: not checked).
- * Stops at the first broken transaction.
- */
-export function verifyChains<T extends ChainTransaction>(
-  registers: ReadonlyArray<{ registerID: string; transactions: readonly T[] }>, rules: ChainRules<T>, options: ChainVerifyOptions = {},
-): ChainReport {
-  const pinned = options.pinned ?? [];
-  const report: ChainReport = { ok: true, registers: [], midChain: [], chained: [], keys: [], pinned: [...pinned] };
-  const used = new Map<string, KeyUse>();
-  const use = (key: KeyObject, label: string): void => {
-    const fingerprint = keyFingerprint(key);
-    const known = used.get(fingerprint);
-    if (known) known.signatures += 1;
-    else {
-      const k = { fingerprint, label, signatures: 1 };
-      used.set(fingerprint, k);
-      report.keys.push(k);
-    }
-  };
-  for (const reg of registers) {
-    const entry = { registerID: reg.registerID, transactions: reg.transactions.length, verified: 0, firstNr: '', lastNr: '' };
-    report.registers.push(entry);
-    const fail = (t: T, reason: string): ChainReport => {
-      report.ok = false;
-      report.broken = { registerID: reg.registerID, nr: t.nr, transID: t.transID, reason };
-      return report;
-    };
-    const ordered = rules.order ? rules.order(reg.transactions) : reg.transactions;
-    if (!Array.isArray(ordered)) {
-      const bad = ordered as { t: T; reason: string };
-      return fail(bad.t, bad.reason);
-    }
-    const before = options.previous?.get(reg.registerID);
-    let prev: T | undefined;
-    for (const t of ordered as readonly T[]) {
-      const broken = rules.check(t, prev);
-      if (broken !== undefined) return fail(t, broken);
-      let prevSignature = prev ? prev.signature : '0';
-      if (!prev && before) {
-        if (BigInt(t.nr) !== BigInt(before.nr) + 1n) {
-          return fail(t, `${PREVIOUS_SIGNATURE_FILE} gives nr ${before.nr} as the transaction before the period, so the first one must be nr ${BigInt(before.nr) + 1n}, not nr ${t.nr}`);
-        }
-        const form = rules.previousForm(t, before);
-        if (form !== undefined) return fail(t, form);
-        prevSignature = before.signature;
-        report.chained.push({ registerID: reg.registerID, nr: t.nr, previousNr: before.nr, previousSignature: before.signature });
-      }
-      if (!prev && !rules.startsChain(t) && !before) {
-        // the previous signature is in the previous file: this one cannot be checked, the next ones can
-        report.midChain.push({ registerID: reg.registerID, nr: t.nr });
-      } else {
-        const bad = rules.verify(t, prevSignature, reg.registerID, use);
-        if (bad !== undefined) return fail(t, bad);
-        entry.verified += 1;
-      }
-      if (!prev) entry.firstNr = t.nr;
-      entry.lastNr = t.nr;
-      prev = t;
-    }
-  }
-  return report;
-}
 
 function verifies(data: Buffer, key: KeyObject, signature: string): boolean {
   try {
@@ -406,45 +153,6 @@ export function verifyRegisters(registers: readonly NoRegister[], keyFor: (versi
   }, options);
 }
 
-/** The lines naming the keys: each key used with its SHA-256 fingerprint, and the --key ones. */
-export function keyLines(keys: readonly KeyUse[], pinned: readonly PinnedKey[]): string[] {
-  const lines = keys.map((k) => `  key: ${k.label}, SHA-256 ${k.fingerprint}, ${k.signatures} signatures`);
-  for (const p of pinned) lines.push(`  pinned: ${p.label}, SHA-256 ${p.fingerprint}`);
-  if (pinned.length === 0 && keys.length > 0) {
-    lines.push('  note: the keys come from the export itself: compare their fingerprints with the declared public key (or give it with --key <pem>)');
-  }
-  return lines;
-}
-
-/** What a country's report text says in its own words. */
-export interface ChainReportTexts {
-  /** the head's end when every signature in the file was checked */
-  all(total: number): string;
-  /** the head's end when some were not (mid-chain) */
-  partial(total: number, count: number): string;
-  /** the note on a register starting mid-chain */
-  midChain(m: ChainReport['midChain'][number]): string;
-}
-
-/** The text of a chain report: OK with per register counts, chained and mid-chain notes, or BROKEN at the first broken one; and the keys. */
-export function describeChainReport(r: ChainReport, texts: ChainReportTexts): string {
-  const keys = keyLines(r.keys, r.pinned);
-  if (!r.ok && r.broken) {
-    const b = r.broken;
-    return [`BROKEN at register ${b.registerID}, cashtransaction nr ${b.nr} (transID ${b.transID}): ${b.reason}`, ...keys].join('\n');
-  }
-  const total = r.registers.reduce((n, x) => n + x.verified, 0);
-  const count = r.registers.reduce((n, x) => n + x.transactions, 0);
-  if (count === 0) return 'OK: the file holds no cashtransaction, there is no signature to verify';
-  const lines = r.registers.map((x) => `  register ${x.registerID}: ${x.transactions} cashtransactions (nr ${x.firstNr} to ${x.lastNr}), ${x.verified} signatures checked`);
-  const chained = r.chained.map(
-    (c) => `  register ${c.registerID}: nr ${c.nr} chained to the signature of nr ${c.previousNr} from ${PREVIOUS_SIGNATURE_FILE} (${c.previousSignature.slice(0, 16)}...: compare it with the previous export's last)`,
-  );
-  const notes = r.midChain.map(texts.midChain);
-  const head = `OK: ${count} cashtransactions in ${r.registers.length} registers, ${total === count ? texts.all(total) : texts.partial(total, count)}`;
-  return [head, ...lines, ...chained, ...notes, ...keys].join('\n');
-}
-
 export function describeNoReport(r: NoVerifyReport): string {
   return describeChainReport(r, {
     all: (total) => `all ${total} signatures verify`,
@@ -452,57 +160,6 @@ export function describeNoReport(r: NoVerifyReport): string {
     midChain: (m) =>
       `  note: register ${m.registerID} starts mid-chain at nr ${m.nr}; the signature of nr ${m.nr} needs the signature of nr ${BigInt(m.nr) - 1n} from the previous file (${PREVIOUS_SIGNATURE_FILE}) and is not checked here`,
   });
-}
-
-async function entryBytes(zip: ZipFile, entry: Entry): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of await zip.openReadStreamPromise(entry)) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/** An export as read: its one XML file and its previous-signature.txt, if any. */
-export interface ExportFiles {
-  xml: Buffer;
-  /** the text of previous-signature.txt, when the export has one */
-  previous?: string;
-}
-
-/**
- * Reads an export zip: its one XML file, previous-signature.txt, and every other file `other` takes (by
- * its name, read when it asks); a text saying what is wrong otherwise (`nameXmlFiles`: that text names them).
- */
-export async function readExportZip(
-  path: string, other?: (name: string, read: () => Promise<Buffer>) => Promise<void>, nameXmlFiles = false,
-): Promise<ExportFiles | string> {
-  const zip = await openPromise(path, { lazyEntries: true, autoClose: false });
-  try {
-    const xmls: Array<{ name: string; bytes: Buffer }> = [];
-    let previous: string | undefined;
-    for await (const entry of zip.eachEntry()) {
-      const name = entry.fileName.split('/').pop() ?? '';
-      if (name.toLowerCase().endsWith('.xml')) xmls.push({ name, bytes: await entryBytes(zip, entry) });
-      else if (name === PREVIOUS_SIGNATURE_FILE) previous = (await entryBytes(zip, entry)).toString('utf8');
-      else if (other) await other(name, () => entryBytes(zip, entry));
-    }
-    if (xmls.length === 0) return 'the zip holds no SAF-T Cash Register XML file';
-    if (xmls.length > 1) return `the zip holds ${xmls.length} XML files${nameXmlFiles ? ` (${xmls.map((x) => x.name).join(', ')})` : ''}; verify one SAF-T file at a time`;
-    return { xml: (xmls[0] as { bytes: Buffer }).bytes, ...(previous !== undefined ? { previous } : {}) };
-  } finally {
-    zip.close();
-  }
-}
-
-/**
- * Reads what `efr verify` is given: an export zip (`zip`) or a bare XML file (`bare`, with its bytes);
- * a text saying what is wrong otherwise.
- */
-export async function readExportInput<T>(path: string, zip: (path: string) => Promise<T | string>, bare: (bytes: Buffer) => T): Promise<T | string> {
-  try {
-    const bytes = readFileSync(path);
-    return bytes.subarray(0, 2).toString('latin1') === 'PK' ? await zip(path) : bare(bytes);
-  } catch (e) {
-    return `${path} cannot be read: ${e instanceof Error ? e.message : String(e)}`;
-  }
 }
 
 interface Inputs extends ExportFiles {
@@ -550,26 +207,6 @@ function keyLookup(pemFor: (version: string) => string | undefined, where: strin
     cache.set(version, result);
     return result;
   };
-}
-
-/** The text of a previous-signature.txt beside a bare XML file, if there is one. */
-export function previousBeside(path: string): string | undefined {
-  const file = join(dirname(path), PREVIOUS_SIGNATURE_FILE);
-  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-}
-
-/** The `--key` files as pinned keys (RSA of `bits` when given), or a text saying why one is unusable. */
-export function readPinnedKeys(paths: readonly string[], bits?: number): PinnedKey[] | string {
-  const keys: PinnedKey[] = [];
-  for (const path of paths) {
-    const k = readPinnedKey(path);
-    if (typeof k === 'string') return k;
-    if (k.key.asymmetricKeyType !== 'rsa') return `--key ${path} is not an RSA key`;
-    const size = k.key.asymmetricKeyDetails?.modulusLength;
-    if (bits !== undefined && size !== bits) return `--key ${path} is RSA-${size ?? '?'}, not RSA-${bits}`;
-    keys.push(k);
-  }
-  return keys;
 }
 
 /**

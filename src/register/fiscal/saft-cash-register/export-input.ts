@@ -1,0 +1,55 @@
+/** What `efr verify` reads of a SAF-T Cash Register export: the zip's XML file and previous-signature.txt, or a bare XML file. */
+import { readFileSync } from 'node:fs';
+import { type Entry, type ZipFile, openPromise } from 'yauzl';
+import { PREVIOUS_SIGNATURE_FILE } from './previous-signature.js';
+
+async function entryBytes(zip: ZipFile, entry: Entry): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of await zip.openReadStreamPromise(entry)) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** An export as read: its one XML file and its previous-signature.txt, if any. */
+export interface ExportFiles {
+  xml: Buffer;
+  /** the text of previous-signature.txt, when the export has one */
+  previous?: string;
+}
+
+/**
+ * Reads an export zip: its one XML file, previous-signature.txt, and every other file `other` takes (by
+ * its name, read when it asks); a text saying what is wrong otherwise (`nameXmlFiles`: that text names them).
+ */
+export async function readExportZip(
+  path: string, other?: (name: string, read: () => Promise<Buffer>) => Promise<void>, nameXmlFiles = false,
+): Promise<ExportFiles | string> {
+  const zip = await openPromise(path, { lazyEntries: true, autoClose: false });
+  try {
+    const xmls: Array<{ name: string; bytes: Buffer }> = [];
+    let previous: string | undefined;
+    for await (const entry of zip.eachEntry()) {
+      const name = entry.fileName.split('/').pop() ?? '';
+      if (name.toLowerCase().endsWith('.xml')) xmls.push({ name, bytes: await entryBytes(zip, entry) });
+      else if (name === PREVIOUS_SIGNATURE_FILE) previous = (await entryBytes(zip, entry)).toString('utf8');
+      else if (other) await other(name, () => entryBytes(zip, entry));
+    }
+    if (xmls.length === 0) return 'the zip holds no SAF-T Cash Register XML file';
+    if (xmls.length > 1) return `the zip holds ${xmls.length} XML files${nameXmlFiles ? ` (${xmls.map((x) => x.name).join(', ')})` : ''}; verify one SAF-T file at a time`;
+    return { xml: (xmls[0] as { bytes: Buffer }).bytes, ...(previous !== undefined ? { previous } : {}) };
+  } finally {
+    zip.close();
+  }
+}
+
+/**
+ * Reads what `efr verify` is given: an export zip (`zip`) or a bare XML file (`bare`, with its bytes);
+ * a text saying what is wrong otherwise.
+ */
+export async function readExportInput<T>(path: string, zip: (path: string) => Promise<T | string>, bare: (bytes: Buffer) => T): Promise<T | string> {
+  try {
+    const bytes = readFileSync(path);
+    return bytes.subarray(0, 2).toString('latin1') === 'PK' ? await zip(path) : bare(bytes);
+  } catch (e) {
+    return `${path} cannot be read: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
