@@ -11,8 +11,10 @@ import { parseArgs } from 'node:util';
 import { ZipFile } from 'yazl';
 import { danishSaftXmlChunks } from '../src/register/fiscal/dk/saft-xml.js';
 import type { ExportRequest } from '../src/register/fiscal/module.js';
-import { exportSaft, previousSignatureLine, readRecords, streamIntoZip } from '../src/register/fiscal/no/export.js';
-import type { SaftScan } from '../src/register/fiscal/no/saft-xml.js';
+import { exportSaft } from '../src/register/fiscal/no/export.js';
+import { readRecords, streamIntoZip } from '../src/register/fiscal/saft-cash-register/export-stream.js';
+import type { SaftScan } from '../src/register/fiscal/saft-cash-register/passes.js';
+import { previousSignatureLine } from '../src/register/fiscal/saft-cash-register/previous-signature.js';
 import { CFG, bigJournal, journalStore } from '../test/saft-journal.js';
 
 const HELP = `Event-loop stall of the SAF-T Cash Register exports (Norway, Denmark).

@@ -8,8 +8,6 @@ import { type Obj, type Value, type Doc, LINE_ARRAYS, REPEATED, TEXT_ELEMENTS, i
 import { type ParseLimits, PARSE_LIMITS, ParseBudget, checkDepth, checkName, checkText } from './guard.js';
 import { escapeAttr, escapeText } from './xml-text.js';
 
-export { escapeAttr, escapeText };
-
 interface Element {
   name: string;
   /** the attributes, and after elementToValue the element's whole model */

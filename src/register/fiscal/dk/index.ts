@@ -20,6 +20,7 @@ import { cvrOf } from './cvr.js';
 import { exportSaft } from './export.js';
 import { DK_LETTERS } from './letters.js';
 import { cashTransType, signedAmounts } from '../saft-cash-register/cash-transaction.js';
+import { DK_VERIFIER } from './verifier.js';
 
 /** Business cases that are events, not cash transactions: journaled, never signed. */
 const EVENT_KINDS = new Set(['login', 'logout', 'reprint', 'xreport', 'closing', 'nonfiscal']);
@@ -33,6 +34,7 @@ export class DkModule implements FiscalModule {
   readonly country: string = 'DK';
   readonly letters = DK_LETTERS;
   readonly exports = { saft: exportSaft };
+  readonly verifier = DK_VERIFIER;
   private readonly generic = new GenericModule('DK', DK_LETTERS);
 
   validate(): void {

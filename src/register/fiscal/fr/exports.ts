@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 import { FiscalError } from '../../../shared/errors.js';
-import { escapeAttr, escapeText } from '../../codec/xml.js';
+import { escapeAttr, escapeText } from '../../codec/xml-text.js';
 import type { ServiceContext } from '../../context.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import { periodSqRange } from '../../journal/period-range.js';

@@ -17,9 +17,6 @@ import { previousSignatureLine } from '../saft-cash-register/previous-signature.
 import { orgNumber, saftCashRegisterXmlChunks, saftFileName } from './saft-xml.js';
 import { KEY_VERSION, noSigningKey } from './signing-key.js';
 
-// bench/export-stall.ts drives both countries' exports with these from here
-export { previousSignatureLine, readRecords, streamIntoZip };
-
 export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   const { ctx, reg, period } = req;
   const cfg = reg.state.cfg;

@@ -22,6 +22,8 @@ import { signedAmounts } from '../saft-cash-register/cash-transaction.js';
 import { NO_LETTERS } from './letters.js';
 import { orgNumber } from './saft-xml.js';
 import { KEY_VERSION, noSigningKey } from './signing-key.js';
+import { NO_FILES } from './files.js';
+import { NO_VERIFIER } from './verifier.js';
 
 /** Business cases that are events, not cash transactions: journaled, never signed. */
 const EVENT_KINDS = new Set(['login', 'logout', 'reprint', 'xreport', 'closing', 'nonfiscal']);
@@ -66,6 +68,8 @@ export class NoModule implements FiscalModule {
   readonly country: string = 'NO';
   readonly letters = NO_LETTERS;
   readonly exports = { saft: exportSaft };
+  readonly files = NO_FILES;
+  readonly verifier = NO_VERIFIER;
   private readonly generic = new GenericModule('NO', NO_LETTERS);
 
   validate(esr: Obj, bc: BusinessCase): void {

@@ -14,7 +14,6 @@ import type { XmlOut } from '../saft-cash-register/xml-out.js';
 import { REPORT_RATES, vatCodeOf } from './vat-codes.js';
 
 // bench/export-stall.ts names the first pass's findings from here
-export type { SaftScan } from '../saft-cash-register/passes.js';
 
 export const SAFT_NO_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:NO';
 export const SAFT_NO_SCHEMA = 'Norwegian_SAF-T_Cash_Register_Schema_v_1.00.xsd';

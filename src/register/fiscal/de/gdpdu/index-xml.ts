@@ -1,5 +1,5 @@
 /** index.xml of a GDPdU data set: the description of every table, as the GDPdU DTD defines it. */
-import { escapeText } from '../../../codec/xml.js';
+import { escapeText } from '../../../codec/xml-text.js';
 import { GDPDU_DTD_NAME } from './dtd.js';
 import type { Column, Table } from './table.js';
 
