@@ -1,8 +1,10 @@
 /**
- * Group commit: appends submitted during one turn of the event loop go to the store as one batch
- * (one transaction, one fsync), and every submitter learns the outcome only after the commit.
- * Batches are handed over without waiting for the previous commit (the store applies them in order),
- * so the disk is never idle while requests wait.
+ * Group commit: every submitter learns the outcome of its append only after the commit. A record submitted
+ * while the store is idle is handed over at once (after the synchronous section that sealed it, so that
+ * records sealed together go together): a lone request waits for no timer. While MAX_IN_FLIGHT batches are
+ * being committed, submissions gather and go as the next batch (one transaction, one fsync) when one of them
+ * settles: the busier the store, the larger the batches. Two batches in flight keep the disk busy while the
+ * main thread takes the answer of the first; the store applies them in order.
  *
  * A failed batch breaks the chain for everything handed over after it: the store refuses those too. Once
  * everything handed over has settled, the registers' state is read back from the store and put in memory in
@@ -58,6 +60,9 @@ export interface StaleCounters {
   retried: number;
 }
 
+/** Batches handed to the store and not yet settled, at most; what is submitted meanwhile waits for the next batch. */
+const MAX_IN_FLIGHT = 2;
+
 /** Rounds of writing again after stale refusals in one recovery (each drops one more stale register). */
 const MAX_REWRITES = 16;
 
@@ -89,9 +94,9 @@ export class GroupCommitter {
   }
 
   private schedule(): void {
-    if (this.scheduled) return;
+    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    queueMicrotask(() => this.flush());
   }
 
   private flush(): void {
@@ -128,6 +133,8 @@ export class GroupCommitter {
 
   private settled(): void {
     this.inFlight -= 1;
+    // what gathered while the store was busy goes now; after a failure the recovery decides about it
+    if (this.queue.length > 0 && !this.broken && !this.recovering) this.schedule();
     if (this.inFlight > 0) return;
     const broken = this.broken;
     if (!broken) {
