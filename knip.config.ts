@@ -27,6 +27,7 @@ const config: KnipConfig = {
     'src/**/*.ts!',
     // tests beside the sources, the store contract tests and their helper are dev code
     'src/**/*.test.ts',
+    'src/**/*.testing.ts',
     'src/**/*.contract.ts',
     'src/shared/testing.ts',
     'test/**/*.ts',

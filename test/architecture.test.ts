@@ -72,3 +72,16 @@ test('every rule of .dependency-cruiser.cjs is an error, so that npm run check:a
   assert.deepEqual(config.forbidden.filter((r) => r.severity !== 'error').map((r) => r.name), []);
   assert.deepEqual(config.forbidden.map((r) => r.name).sort(), ['no-runtime-cycle', ...RULES.map(([r]) => r)].sort());
 });
+
+test('the build (tsconfig.json, what dist/ holds) compiles no test, test helper or bench code', async () => {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const listed = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, [tsc, '-p', 'tsconfig.json', '--listFilesOnly'], { cwd: root, timeout: 60_000, maxBuffer: 16 << 20 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    );
+  });
+  const sources = listed.split('\n').map((f) => f.trim()).filter((f) => f.startsWith(root)).map((f) => f.slice(root.length)).filter((f) => !f.includes('node_modules/'));
+  assert.ok(sources.includes('src/cli.ts'), `the build lists the product: ${sources.slice(0, 5).join(', ')}`);
+  const dev = sources.filter((f) => /\.(test|testing|contract)\.ts$|^src\/shared\/testing\.ts$|^(test|bench)\//.test(f));
+  assert.deepEqual(dev, []);
+});

@@ -16,7 +16,7 @@ import { vectorPath } from '../../../shared/testing.js';
 import type { Obj } from '../../codec/index.js';
 import type { JournalRecord } from '../../journal/types.js';
 import { readRecords, streamIntoZip } from '../saft-cash-register/export-stream.js';
-import { YIELD_EVERY, drain, field, lastReport, unzip, withLoopTurns, xmllint } from '../saft-cash-register/export-testing.js';
+import { YIELD_EVERY, drain, field, lastReport, unzip, withLoopTurns, xmllint } from '../saft-cash-register/export.testing.js';
 import type { SaftScan } from '../saft-cash-register/passes.js';
 import { previousSignatureLine } from '../saft-cash-register/previous-signature.js';
 import { danishSaftXmlChunks } from './saft-xml.js';

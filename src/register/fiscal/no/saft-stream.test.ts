@@ -19,7 +19,7 @@ import { vectorPath } from '../../../shared/testing.js';
 import type { Obj } from '../../codec/index.js';
 import type { JournalRecord } from '../../journal/types.js';
 import type { ExportRequest } from '../module.js';
-import { YIELD_EVERY, drain, field, lastReport, unzip, withLoopTurns, xmllint } from '../saft-cash-register/export-testing.js';
+import { YIELD_EVERY, drain, field, lastReport, unzip, withLoopTurns, xmllint } from '../saft-cash-register/export.testing.js';
 import { exportSaft } from './export.js';
 
 const NO_XSD = vectorPath('no-saft', 'Norwegian_SAF-T_Cash_Register_Schema_v_1.00.xsd');
