@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SaxesParser } from 'saxes';
-import { decodeXmlBytes, escapeAttr, escapeText } from './xml-text.js';
+import { decodeXmlBytes, escapeAttr, escapeText, unescapeText } from './xml-text.js';
 
 /** What a parser reads back: the text content and the value of attribute `a` of `<r a="...">...</r>`. */
 function readBack(xml: string): { text: string; attr: string } {
@@ -30,6 +30,14 @@ describe('escapeText and escapeAttr', () => {
       assert.deepEqual(readBack(write(v)), { text: v, attr: v });
     });
   }
+
+  test('unescapeText reads escaped text back as a parser does: entities and character references', () => {
+    for (const v of ['a & b <c> "d" \'e\'', 'line\r\nnext', 'plain', '€ 𝄞', '&amp;lt; stays one level']) {
+      assert.equal(unescapeText(escapeText(v)), v, JSON.stringify(v));
+    }
+    assert.equal(unescapeText('&#65;&#x42;&#x1D11E;&quot;&apos;'), 'AB𝄞"\'');
+    assert.equal(unescapeText('&unknown; &#xZZ; &'), '&unknown; &#xZZ; &');
+  });
 
   test('the escapes are the entities and character references of the rule set', () => {
     assert.equal(escapeText(`a&b<c>d"e'f\ng\rh\ti`), `a&amp;b&lt;c&gt;d"e'f\ng&#13;h\ti`);

@@ -40,6 +40,24 @@ export function escapeAttr(v: string): string {
   return v.replace(NOT_XML, '').replace(/[&<>"'\n\r\t]/g, (c) => REFERENCES[c] ?? c);
 }
 
+const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * The value of escaped text content as a parser reads it, for a value taken out of XML we wrote without
+ * parsing the document: the five predefined entities and decimal and hexadecimal character references. An
+ * unknown entity is left as it is.
+ */
+export function unescapeText(v: string): string {
+  if (!v.includes('&')) return v;
+  return v.replace(/&(#x[0-9A-Fa-f]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (whole, ref: string) => {
+    if (ref.startsWith('#')) {
+      const code = ref[1] === 'x' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return ENTITIES[ref] ?? whole;
+  });
+}
+
 /**
  * The text of an XML file's bytes, decoded by the encoding its declaration names (UTF-8 when it names
  * none, or one TextDecoder does not know); a byte order mark is left out. Files from elsewhere are not

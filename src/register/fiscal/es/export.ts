@@ -9,6 +9,7 @@
 import { ZipFile } from 'yazl';
 import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, obj, str } from '../../codec/index.js';
+import { unescapeText } from '../../codec/xml-text.js';
 import { periodSqRange } from '../../journal/period-range.js';
 import type { ExportFile, ExportRequest } from '../module.js';
 import { envelope } from './registro.js';
@@ -17,8 +18,8 @@ import { envelope } from './registro.js';
 function issuerIn(xml: string, cfg: Obj): { nif: string; name: string } {
   const nif = /<sum1:IDEmisorFactura(?:Anulada)?>([^<]*)</.exec(xml)?.[1] ?? '';
   const name = /<sum1:NombreRazonEmisor>([^<]*)</.exec(xml)?.[1];
-  // a name taken from the record is already escaped: unescape it, the envelope escapes again
-  const plain = name?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  // a name taken from the record is escaped: read as its value, the envelope escapes it again
+  const plain = name === undefined ? undefined : unescapeText(name);
   return { nif, name: plain ?? str(obj(cfg, 'Cmp') ?? {}, 'Nam') ?? nif };
 }
 
