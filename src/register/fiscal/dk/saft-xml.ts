@@ -23,8 +23,9 @@ import { saftXml, saftXmlChunks } from '../saft-cash-register/document-writer.js
 import { fileStamp, percent } from '../saft-cash-register/format.js';
 import type { RecordSource, SaftScan } from '../saft-cash-register/passes.js';
 import type { SaftOptions, SaftProfile, SaftVatCode } from '../saft-cash-register/profile.js';
-import { type CashTx, amount, isPosLine, text } from '../saft-cash-register/records.js';
+import { type CashTx, amount, text } from '../saft-cash-register/records.js';
 import type { XmlOut } from '../saft-cash-register/xml-out.js';
+import { isPos } from '../../esr/tax.js';
 
 export const SAFT_DK_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:DK';
 export const SAFT_DK_SCHEMA = 'Danish_SAF-T_Cash_Register_Schema_v_1.0.3.xsd';
@@ -127,7 +128,7 @@ export const DK_PROFILE: SaftProfile = {
   },
   artGroupDesc: (line, group) => {
     const fallback = group === OTHER_ART_GROUP ? 'Other' : text(line, 'Cat') || group;
-    return isPosLine(line) ? text(line, 'CatN') || fallback : fallback;
+    return isPos(line) ? text(line, 'CatN') || fallback : fallback;
   },
   zNumberFromFis: false,
   creditBlocks: false,

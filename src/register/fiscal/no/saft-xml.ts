@@ -9,9 +9,10 @@ import type { Obj } from '../../codec/index.js';
 import { saftXml, saftXmlChunks } from '../saft-cash-register/document-writer.js';
 import { fileStamp } from '../saft-cash-register/format.js';
 import type { SaftInput, SaftProfile, SaftStreamInput } from '../saft-cash-register/profile.js';
-import { isPosLine, text } from '../saft-cash-register/records.js';
+import { text } from '../saft-cash-register/records.js';
 import type { XmlOut } from '../saft-cash-register/xml-out.js';
 import { REPORT_RATES, vatCodeOf } from './vat-codes.js';
+import { isPos } from '../../esr/tax.js';
 
 // bench/export-stall.ts names the first pass's findings from here
 
@@ -58,7 +59,7 @@ export const NO_PROFILE: SaftProfile = {
   address: (o, a) => norwegianAddress(o, a),
   txEmployee: (tx) => text(tx.esr, 'Opr') || undefined,
   employeeNames: (id, name) => ({ surName: name || id }),
-  artGroupDesc: (line) => (isPosLine(line) ? text(line, 'CatN') || text(line, 'Cat') || 'Other' : undefined),
+  artGroupDesc: (line) => (isPos(line) ? text(line, 'CatN') || text(line, 'Cat') || 'Other' : undefined),
   zNumberFromFis: true,
   creditBlocks: true,
   signedFields: false,

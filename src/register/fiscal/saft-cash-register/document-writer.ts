@@ -12,9 +12,10 @@ import { type EmpPayment, transTypeOf, writeEvent, writeTransaction } from './el
 import { isoDate, pad } from './format.js';
 import { type PassWriter, type SaftScan, runPasses, runPassesSync } from './passes.js';
 import type { SaftInput, SaftProfile, SaftStreamInput, SaftWriterOptions } from './profile.js';
-import { type CashTx, amount, artGroupsOf, cashTxOf, isModLine, isPosLine, isX, isZ, lineTypeOf, text, vatTaxA } from './records.js';
+import { type CashTx, amount, artGroupsOf, cashTxOf, isX, isZ, lineTypeOf, text, vatTaxA } from './records.js';
 import { type Report, ReportTally } from './report.js';
 import { XmlOut } from './xml-out.js';
+import { isMod, isPos } from '../../esr/tax.js';
 
 /** A record's time: TS (service time, YYYY-MM-DDThh:mm:ss) as date and time, else ESR.D. */
 function whenOf(r: Obj): { date: string; time: string } {
@@ -229,12 +230,12 @@ export class SaftWriter implements PassWriter {
         const txEmp = p.txEmployee(tx);
         if (txEmp) this.addEmployee(txEmp, when, text(tx.esr, 'OprN'));
         this.usedBasics.add(p.signedFields ? (text(tx.fis, 'TransType') ?? 'OTHERTRANS') : transTypeOf(tx));
-        const posA = lines(tx.esr, 'PosA').filter((l) => isPosLine(l) || isModLine(l));
+        const posA = lines(tx.esr, 'PosA').filter((l) => isPos(l) || isMod(l));
         const groups = artGroupsOf(posA);
         posA.forEach((line, k) => {
           const group = groups[k] as string;
           const desc = p.artGroupDesc(line, group);
-          if (desc !== undefined && (isPosLine(line) ? !this.artGroups.has(group) || this.artGroups.get(group) === group : !this.artGroups.has(group))) {
+          if (desc !== undefined && (isPos(line) ? !this.artGroups.has(group) || this.artGroups.get(group) === group : !this.artGroups.has(group))) {
             this.artGroups.set(group, desc);
           }
           if (p.required) {

@@ -8,9 +8,10 @@ import { cashTransType } from './cash-transaction.js';
 import { paymentTypeOf } from './codes.js';
 import { decimal6, percent, tp } from './format.js';
 import type { SaftProfile } from './profile.js';
-import { type CashTx, amount, artGroupsOf, isModLine, isPosLine, lineTypeOf, lineVat, money2, qtyOf, text, vatTaxA } from './records.js';
+import { type CashTx, amount, artGroupsOf, lineTypeOf, lineVat, money2, qtyOf, text, vatTaxA } from './records.js';
 import type { Report } from './report.js';
 import type { XmlOut } from './xml-out.js';
+import { isMod, isPos } from '../../esr/tax.js';
 
 /** An event as written: its fields, and the X/Z report it carries. */
 export interface EventOut {
@@ -177,11 +178,11 @@ export function writeTransaction(o: XmlOut, p: SaftProfile, tx: CashTx, copyCoun
   o.leaf('transDate', text(fis, 'TransDate'));
   o.leaf('transTime', text(fis, 'TransTime'));
   o.leaf('refID', text(esr, 'RFN'), 9999);
-  const posA = lines(esr, 'PosA').filter((l) => (isPosLine(l) && text(l, 'Void') !== '1') || isModLine(l));
+  const posA = lines(esr, 'PosA').filter((l) => (isPos(l) && text(l, 'Void') !== '1') || isMod(l));
   const groups = artGroupsOf(posA);
   posA.forEach((line, i) => {
     const v = lineVat(line, taxA);
-    const mod = isModLine(line);
+    const mod = isMod(line);
     o.open('ctLine');
     o.leaf('nr', tx.fn, p.idMax);
     o.leaf('lineID', String(i + 1));

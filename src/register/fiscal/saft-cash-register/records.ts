@@ -7,6 +7,7 @@
 import { type Dec, ZERO, abs, add, dec, fmt, parseDec, rescale, sign, sub, taxOfGross } from '../../../shared/money.js';
 import { type Obj, lines, obj } from '../../codec/index.js';
 import { OTHER_ART_GROUP } from './codes.js';
+import { isMod, isPos } from '../../esr/tax.js';
 
 /** A record field as text (numbers too: SQ may be a JSON number). */
 export function text(o: Obj | undefined, key: string): string | undefined {
@@ -105,14 +106,6 @@ export function lineVat(line: Obj, taxA: readonly Obj[]): LineVat {
   return { rate, gross, vat, net: sub(gross, vat) };
 }
 
-export function isModLine(line: Obj): boolean {
-  return line._ === 'Mod' || (line._ === 'Pos' && text(line, 'PTY') === 'Mod');
-}
-
-export function isPosLine(line: Obj): boolean {
-  return line._ === 'Pos' && text(line, 'PTY') !== 'Mod';
-}
-
 /** A position's quantity, the sign of its amount when Qty is absent. */
 export function qtyOf(line: Obj): Dec {
   const q = text(line, 'Qty');
@@ -132,7 +125,7 @@ export function artGroupsOf(posA: readonly Obj[]): string[] {
   const byPn = new Map<string, string>();
   let previous = OTHER_ART_GROUP;
   return posA.map((line) => {
-    if (isModLine(line)) {
+    if (isMod(line)) {
       const own = text(line, 'Cat');
       if (own) return artGroupId(own);
       const pn = (text(line, 'PN') ?? '').trim();
@@ -150,7 +143,7 @@ export function artGroupsOf(posA: readonly Obj[]): string[] {
 export function lineTypeOf(line: Obj): 'SAL' | 'RET' | 'DSC' {
   const negative = sign(rescale(amount(text(line, 'Amt')), 2)) < 0;
   if (!negative) return 'SAL';
-  return isModLine(line) ? 'DSC' : 'RET';
+  return isMod(line) ? 'DSC' : 'RET';
 }
 
 /** The VAT entries of a receipt's TaxA: those without TTY (a TTY entry is a consumption tax, not VAT). */
@@ -163,7 +156,7 @@ export function returnedOnSale(tx: CashTx): Dec {
   if (tx.void || tx.ret || tx.payin || tx.payout) return ZERO;
   let total = ZERO;
   for (const line of lines(tx.esr, 'PosA')) {
-    if (!isPosLine(line) || text(line, 'Void') === '1' || lineTypeOf(line) !== 'RET') continue;
+    if (!isPos(line) || text(line, 'Void') === '1' || lineTypeOf(line) !== 'RET') continue;
     total = add(total, abs(rescale(amount(text(line, 'Amt')), 2)));
   }
   return total;

@@ -9,7 +9,8 @@
 import { type Dec, ZERO, abs, add, cmp, fmt, neg, rescale, sign, significantScale, sub, taxOfGross } from '../../../shared/money.js';
 import { type Obj, lines, obj } from '../../codec/index.js';
 import { OTHER_ART_GROUP, paymentTypeOf } from './codes.js';
-import { type CashTx, amount, artGroupsOf, cashTxOf, isModLine, isPosLine, money2, qtyOf, returnedOnSale, text, vatTaxA } from './records.js';
+import { type CashTx, amount, artGroupsOf, cashTxOf, money2, qtyOf, returnedOnSale, text, vatTaxA } from './records.js';
+import { isMod, isPos } from '../../esr/tax.js';
 
 /** A country's VAT in the reports: the rates every report lists, and a rate's code. */
 export interface ReportVat {
@@ -193,11 +194,11 @@ export class ReportTally {
           w.returnAmnt = add(w.returnAmnt, returned);
         }
       }
-      const posA = lines(tx.esr, 'PosA').filter((l) => isPosLine(l) || isModLine(l));
+      const posA = lines(tx.esr, 'PosA').filter((l) => isPos(l) || isMod(l));
       const groups = artGroupsOf(posA);
       posA.forEach((line, i) => {
         const amt = amount(text(line, 'Amt'));
-        if (isModLine(line)) {
+        if (isMod(line)) {
           w.artGroups.add(groups[i] as string, ZERO, amt);
           if (sign(amt) < 0 && !tx.void) {
             w.discountNum += 1;
