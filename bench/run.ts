@@ -28,7 +28,8 @@ environment:
   BENCH_SERVICE_ENTRY   service entry script, relative to the repo root (default bin/efr.js, the build
                         that npm start runs; npm run bench builds it first; a .ts entry runs under tsx)
 
-Scenarios: "single POS" (1 connection, sequential) and "32 POS" (32 connections), each against the
+Scenarios: "single POS" (1 connection, sequential) and "32 POS" (32 connections), each with the JSON
+receipts of the pool and again with its XML receipts (the bars are checked for each format), each against the
 service (node bin/efr.js serve --port P --data D, fresh temp data folder) and against
 bench/naive-reference.ts (node:http + ECDSA P-256 signature + one fdatasync per request).
 Reported: median req/s (2xx per second), p50 and p99 latency of 2xx answers in ms, non-2xx count,
@@ -200,12 +201,15 @@ type ServerName = 'efr' | 'reference';
 interface Scenario {
   name: string;
   connections: number;
+  /** the bodies this scenario sends: the same figures and bars for each format */
+  kind: 'json' | 'xml';
 }
 
-const SCENARIOS: readonly Scenario[] = [
-  { name: 'single POS', connections: 1 },
-  { name: '32 POS', connections: 32 },
-];
+const KINDS = ['json', 'xml'] as const;
+const SCENARIOS: readonly Scenario[] = KINDS.flatMap((kind) => [
+  { name: `single POS ${kind.toUpperCase()}`, connections: 1, kind },
+  { name: `32 POS ${kind.toUpperCase()}`, connections: 32, kind },
+]);
 
 interface Row {
   scenario: Scenario;
@@ -333,11 +337,12 @@ async function main(): Promise<number> {
       if (sp.exit !== undefined) throw new BenchFailure(`${sp.name} died under load (${describeExit(sp.exit)}); its output:\n${indent(sp.outputTail())}`);
     };
     for (const scenario of SCENARIOS) {
+      const bodies = scenario.kind === 'json' ? jsonPool : xmlPool;
       for (const t of targets) {
-        const w = await runLoad(t.sp.baseUrl, pool, scenario.connections, opts.warmupSeconds);
+        const w = await runLoad(t.sp.baseUrl, bodies, scenario.connections, opts.warmupSeconds);
         ensureAlive(t.sp);
         if (t.name === 'efr') efrOk += w.ok;
-        log(`${scenario.name.padEnd(11)} ${t.name.padEnd(9)} warm-up: ${fmt(w.reqPerSec, 0)} req/s, non2xx ${w.non2xx}, errors ${w.errors}`);
+        log(`${scenario.name.padEnd(15)} ${t.name.padEnd(9)} warm-up: ${fmt(w.reqPerSec, 0)} req/s, non2xx ${w.non2xx}, errors ${w.errors}`);
       }
       const byServer = new Map<ServerName, Row>();
       for (const t of targets) {
@@ -348,13 +353,13 @@ async function main(): Promise<number> {
       for (let i = 0; i < opts.runs; i++) {
         const order = i % 2 === 0 ? targets : [...targets].reverse();
         for (const t of order) {
-          const r = await runLoad(t.sp.baseUrl, pool, scenario.connections, opts.seconds);
+          const r = await runLoad(t.sp.baseUrl, bodies, scenario.connections, opts.seconds);
           ensureAlive(t.sp);
           if (t.name === 'efr') efrOk += r.ok;
           byServer.get(t.name)?.runs.push(r);
           const codes = Object.entries(r.statusCodes).filter(([c]) => !c.startsWith('2')).map(([c, n]) => `${c}x${n}`).join(' ');
           log(
-            `${scenario.name.padEnd(11)} ${t.name.padEnd(9)} run ${i + 1}/${opts.runs}: ${fmt(r.reqPerSec, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, ` +
+            `${scenario.name.padEnd(15)} ${t.name.padEnd(9)} run ${i + 1}/${opts.runs}: ${fmt(r.reqPerSec, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, ` +
               `non2xx ${r.non2xx}${codes ? ` (${codes})` : ''}, errors ${r.errors}${r.non2xx > 0 || r.errors > 0 ? '  <- FLAGGED' : ''}`,
           );
         }
@@ -388,31 +393,33 @@ async function main(): Promise<number> {
 
     // -- table
     const lines: string[] = [];
-    lines.push(`${'scenario'.padEnd(13)}${'server'.padEnd(11)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'non2xx'.padStart(8)}${'errors'.padStart(8)}`);
+    lines.push(`${'scenario'.padEnd(17)}${'server'.padEnd(11)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'non2xx'.padStart(8)}${'errors'.padStart(8)}`);
     for (const row of rows) {
       const m = rowMedians(row);
       lines.push(
-        `${row.scenario.name.padEnd(13)}${row.server.padEnd(11)}${fmt(m.reqPerSec, 0).padStart(8)}${fmt(m.p50, 2).padStart(9)}${fmt(m.p99, 2).padStart(9)}` +
+        `${row.scenario.name.padEnd(17)}${row.server.padEnd(11)}${fmt(m.reqPerSec, 0).padStart(8)}${fmt(m.p50, 2).padStart(9)}${fmt(m.p99, 2).padStart(9)}` +
           `${String(m.non2xx).padStart(8)}${String(m.errors).padStart(8)}${flagged(row) ? '  FLAGGED' : ''}`,
       );
     }
     const find = (scenario: string, server: ServerName): Row | undefined => rows.find((r) => r.scenario.name === scenario && r.server === server);
-    const efrSingle = find('single POS', 'efr');
-    const efrMulti = find('32 POS', 'efr');
-    const refMulti = find('32 POS', 'reference');
-    if (efrSingle !== undefined && efrMulti !== undefined && refMulti !== undefined) {
+    for (const kind of KINDS) {
+      const format = kind.toUpperCase();
+      const efrSingle = find(`single POS ${format}`, 'efr');
+      const efrMulti = find(`32 POS ${format}`, 'efr');
+      const refMulti = find(`32 POS ${format}`, 'reference');
+      if (efrSingle === undefined || efrMulti === undefined || refMulti === undefined) continue;
       const single = rowMedians(efrSingle);
       const multi = rowMedians(efrMulti);
       const ratio = multi.reqPerSec / rowMedians(refMulti).reqPerSec;
       const bar = (pass: boolean, rowsUsed: readonly (Row | undefined)[]): string => (rowsUsed.some(flagged) ? 'FLAGGED' : pass ? 'ok' : 'MISS');
       lines.push(
-        `ratio efr/reference (32 POS): ${fmt(ratio, 2)}x   bars: single p50<${BARS.singleP50Ms}ms [${bar(single.p50 < BARS.singleP50Ms, [efrSingle])}], ` +
+        `${format}: ratio efr/reference (32 POS): ${fmt(ratio, 2)}x   bars: single p50<${BARS.singleP50Ms}ms [${bar(single.p50 < BARS.singleP50Ms, [efrSingle])}], ` +
           `32 POS >=${BARS.multiReqPerSec} req/s [${bar(multi.reqPerSec >= BARS.multiReqPerSec, [efrMulti])}], ` +
           `p99<${BARS.multiP99Ms}ms [${bar(multi.p99 < BARS.multiP99Ms, [efrMulti])}], ` +
-          `>=${BARS.ratio}x ref [${bar(ratio >= BARS.ratio, [efrMulti, refMulti])}], ` +
-          `journal<${BARS.journalBytes}B/receipt [${journalPerReceipt < BARS.journalBytes ? 'ok' : 'MISS'}]`,
+          `>=${BARS.ratio}x ref [${bar(ratio >= BARS.ratio, [efrMulti, refMulti])}]`,
       );
     }
+    lines.push(`journal<${BARS.journalBytes}B/receipt [${journalPerReceipt < BARS.journalBytes ? 'ok' : 'MISS'}]`);
     lines.push(journalLine);
     if (rows.some(flagged)) lines.push('FLAGGED rows had non-2xx answers or connection errors during measured runs: their figures are not valid.');
     lines.push(`(medians of ${opts.runs} run(s) of ${opts.seconds} s; req/s counts 2xx answers only; latency of 2xx answers)`);
