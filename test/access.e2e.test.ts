@@ -302,7 +302,7 @@ describe('environment settings', () => {
 
   test('GET /state shows them per RN (secrets masked); malformed names and a capitalised boolean are left out', async () => {
     const s = await call(`${svc.url}/state`);
-    const env = json(s).State.EnvSettings;
+    const env = json(s).EnvSettings;
     assert.deepEqual(Object.keys(env).sort(), ['ATU1$1_2', 'def']);
     assert.deepEqual(env['ATU1$1_2'], { Normalize_D: '3' });
     assert.equal(env.def.HttpServer_respond200, 'true');

@@ -44,7 +44,7 @@ test('the built bin/efr.js (npm ci builds it) serves with --port and --data', as
   try {
     await waitFor(`http://127.0.0.1:${port}/state`, child);
     const state = await get(`http://127.0.0.1:${port}/state`);
-    assert.equal(state.json.State.name, 'efr');
+    assert.equal(state.json.name, 'efr');
   } finally {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

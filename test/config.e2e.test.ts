@@ -65,8 +65,8 @@ describe('/cfg', () => {
     const rec = JSON.parse((await import('node:zlib')).inflateRawSync(row.data).toString());
     assert.deepEqual(rec.ESR.TaxA[0], { _: 'Tax', TaxG: 'C', Prc: '13.00', Net: '10.00', TAmt: '1.30', Amt: '11.30' });
     const state = await get(`${svc.url}/state`);
-    assert.equal(state.json.State.Country, 'AT');
-    assert.equal(state.json.State.Company, 'Café Müller GmbH');
+    assert.equal(state.json.Country, 'AT');
+    assert.equal(state.json.Company, 'Café Müller GmbH');
   });
 
   test('a label longer than 10 characters, a bad country and a bad language are refused naming the field', async () => {
@@ -121,19 +121,22 @@ describe('/profile and /state', () => {
     assert.match(bad.text, /RN_TT must be true or false/);
   });
 
-  test('GET /state has every field of the state record, typed', async () => {
+  test('GET /state has every field of the state record at the top level, typed (whole seconds of uptime), and the XML form is the State element', async () => {
     const s = await get(`${svc.url}/state`);
     assert.equal(s.status, 200);
-    const st = s.json.State;
+    const st = s.json;
     for (const [k, type] of Object.entries({ pid: 'number', arch: 'string', uptime: 'number', name: 'string', version: 'string', manifest: 'string', Country: 'string', Online: 'boolean', Recorder: 'string', RN: 'string', RecSent: 'number', RecQueued: 'number', RetryQueued: 'number', TimeOffset: 'number', D: 'string', DiskUsage: 'number', DiskQuota: 'number', Company: 'string', EnvSettings: 'object' })) {
       assert.equal(typeof st[k], type, `${k} is ${type}`);
     }
     assert.equal(st.pid, process.pid);
+    assert.ok(Number.isInteger(st.uptime) && st.uptime >= 0, `uptime ${st.uptime} is whole seconds`);
+    assert.equal(st.State, undefined, 'not wrapped in a State object');
     assert.equal(st.Recorder, 'inactive');
     assert.match(st.D, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     assert.ok(st.RN.split(' ').includes('def'));
     const xml = await get(`${svc.url}/state`, { accept: 'text/xml' });
     assert.match(xml.text, /<State pid="\d+"/);
+    assert.match(xml.text, / uptime="\d+"/);
   });
 });
 

@@ -131,7 +131,7 @@ test('DiskQuota: a registration that would exceed it is refused with #DISK_FULL,
     assert.equal(bad.json.ProfileC.Result.ErrorCode, '#INVALID_TYPE');
     assert.match(bad.json.ProfileC.Result.UserMessage, /Attributes\.DiskQuota/);
     assert.equal((await setAttributes(svc, 'DiskQuota=0.01')).status, 200);
-    assert.equal((await get(`${svc.url}/state`)).json.State.DiskQuota, 0.01);
+    assert.equal((await get(`${svc.url}/state`)).json.DiskQuota, 0.01);
 
     const refused = await post(`${svc.url}/register`, sale());
     assert.equal(refused.status, 406, refused.text);
@@ -144,7 +144,7 @@ test('DiskQuota: a registration that would exceed it is refused with #DISK_FULL,
     // no new register is made either
     const other = await post(`${svc.url}/register?rn=other`, sale());
     assert.equal(other.json.TraC.Result.ErrorCode, '#DISK_FULL');
-    assert.equal((await get(`${svc.url}/state`)).json.State.RN, 'def');
+    assert.equal((await get(`${svc.url}/state`)).json.RN, 'def');
     // a retry of the answered transaction still gets its answer
     const again = await post(`${svc.url}/register`, sale({ TN: '100' }));
     assert.equal(again.json.TraC.Result.ErrorCode, '#DUPLICATE');

@@ -108,12 +108,12 @@ test('Croatia: certificate, ZKI and JIR online, the CIS away and the JIR deliver
     assert.equal(b.json.TraC.Fis.JIR, undefined);
     assert.match(b.json.TraC.Fis.Code, /zki=/);
     const state = await get(`${svc.url}/state`);
-    assert.equal(state.json.State.FiscalQueued, 1);
-    assert.equal(state.json.State.FiscalQueue.def.OldestFN, b.json.TraC.Fis.FN);
+    assert.equal(state.json.FiscalQueued, 1);
+    assert.equal(state.json.FiscalQueue.def.OldestFN, b.json.TraC.Fis.FN);
 
     // it comes back: delivered later with NakDost, the JIR journaled and shown
     cis.setMode('ok');
-    await until('the JIR of the queued receipt', async () => ((await get(`${svc.url}/state`)).json.State.FiscalQueued === 0 ? true : undefined), 15_000);
+    await until('the JIR of the queued receipt', async () => ((await get(`${svc.url}/state`)).json.FiscalQueued === 0 ? true : undefined), 15_000);
     const later = cis.received.find((r) => r.zki === b.json.TraC.Fis.ZKI && r.jir);
     assert.ok(later, 'the queued receipt reached the CIS');
     assert.equal(later.later, true);
@@ -145,16 +145,16 @@ test('Croatia: certificate, ZKI and JIR online, the CIS away and the JIR deliver
     assert.match(d.json.TraC.Result.UserMessage, /s005/);
     const refusals = (await get(`${svc.url}/find?_=log`)).json.Find.Records as Array<{ Event?: string; Code?: string; FN?: string }>;
     assert.ok(refusals.some((r) => r.Event === 'FiscalRefusal' && r.Code === 's005' && r.FN === d.json.TraC.Fis.FN));
-    assert.equal((await get(`${svc.url}/state`)).json.State.FiscalQueued, 0);
+    assert.equal((await get(`${svc.url}/state`)).json.FiscalQueued, 0);
 
     // corrected set-up (here: any change of the base data): the refused receipt is sent again and answered
     cis.setMode('ok');
-    assert.equal((await get(`${svc.url}/state`)).json.State.FiscalQueue.def.Refused, '1');
+    assert.equal((await get(`${svc.url}/state`)).json.FiscalQueue.def.Refused, '1');
     assert.equal((await post(`${svc.url}/cfg`, { Cfg: { ...CFG.Cfg, Loc: { ...CFG.Cfg.Loc, Nam: 'Trgovina Ilica 1' } } })).status, 200);
     const resent = await until('the refused receipt sent again', async () => cis.received.find((r) => r.zki === d.json.TraC.Fis.ZKI && r.jir), 15_000);
     assert.equal(resent.later, true);
     await until('its JIR shown', async () => ((await get(`${svc.url}/find?fn=${encodeURIComponent(d.json.TraC.Fis.FN)}`)).json.Find.Records as Array<{ Fis?: { JIR?: string } }>).find((r) => r.Fis?.JIR === resent.jir), 10_000);
-    await until('no refused receipt left', async () => ((await get(`${svc.url}/state`)).json.State.FiscalQueue.def === undefined ? true : undefined), 10_000);
+    await until('no refused receipt left', async () => ((await get(`${svc.url}/state`)).json.FiscalQueue.def === undefined ? true : undefined), 10_000);
 
     // every receipt reached the CIS with an answer exactly once
     for (const zki of [fisA.ZKI, b.json.TraC.Fis.ZKI, c.json.TraC.Fis.ZKI, d.json.TraC.Fis.ZKI]) {
@@ -175,7 +175,7 @@ test('Croatia: certificate, ZKI and JIR online, the CIS away and the JIR deliver
 
     // a Demo certificate on a register reporting to production: refused, nothing journaled
     assert.equal((await post(`${svc.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Url=${cis.url}` })).status, 200);
-    const before = (await get(`${svc.url}/state`)).json.State;
+    const before = (await get(`${svc.url}/state`)).json;
     const prod = await post(`${svc.url}/register`, sale());
     assert.equal(prod.status, 400, prod.text);
     assert.equal(prod.json.TraC.Result.ErrorCode, '#FISCAL_CERTIFICATE');

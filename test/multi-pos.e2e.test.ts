@@ -24,7 +24,7 @@ test('with RN_TT each TL/TT is its own register TaxId$TL_TT with its own SQ, TN 
   assert.equal(a2.json.TraC.ESR.FN, '2');
   assert.match(a1.json.TraC.Fis.Payload, /^EFR1;ATU1\$L1_T1;1;/);
   const state = await get(`${svc.url}/state`);
-  assert.deepEqual(state.json.State.RN.split(' ').sort(), ['ATU1$L1_T1', 'ATU1$L1_T2']);
+  assert.deepEqual(state.json.RN.split(' ').sort(), ['ATU1$L1_T1', 'ATU1$L1_T2']);
   const last = await get(`${svc.url}/last?TL=L1&TT=T2`);
   assert.equal(last.json.TraC.SQ, 1);
   const byRn = await get(`${svc.url}/last?rn=${encodeURIComponent('ATU1$L1_T1')}`);
@@ -65,13 +65,13 @@ test('an instance serves at most EFR_MAX_POS POS installations (a cloud instance
     assert.equal(fourth.status, 400, fourth.text);
     assert.equal(fourth.json.TraC.Result.ErrorCode, '#REGISTER_LIMIT');
     assert.match(fourth.json.TraC.Result.UserMessage, /ATU1\$L1_T4 .*at most 3 POS/);
-    assert.deepEqual((await get(`${limited.url}/state`)).json.State.RN.split(' ').sort(), ['ATU1$L1_T1', 'ATU1$L1_T2', 'ATU1$L1_T3'], 'nothing of T4 was made');
+    assert.deepEqual((await get(`${limited.url}/state`)).json.RN.split(' ').sort(), ['ATU1$L1_T1', 'ATU1$L1_T2', 'ATU1$L1_T3'], 'nothing of T4 was made');
     assert.equal((await post(`${limited.url}/register`, sale({ TL: 'L1', TT: 'T2' }))).json.TraC.Result.RC, 'OK', 'a known register goes on');
     // every other way a register would be made is refused too: base data for a new terminal (Multi POS)
     const cfg = await post(`${limited.url}/cfg`, { Cfg: { Cmp: { TaxId: 'ATU1' }, Loc: { TL: 'L1' }, Trm: { TT: 'T9' } } });
     assert.equal(cfg.status, 400, cfg.text);
     assert.match(cfg.text, /#REGISTER_LIMIT/);
-    assert.equal((await get(`${limited.url}/state`)).json.State.RN.split(' ').length, 3);
+    assert.equal((await get(`${limited.url}/state`)).json.RN.split(' ').length, 3);
   } finally {
     await limited.stop();
   }

@@ -64,7 +64,7 @@ test('portal API keys at a cloud instance: login, scope, another company, revoca
   const setup = await startTestService({ dataDir, env: { EFR_PORTAL_URL: portal.url } });
   const p = await post(`${setup.url}/profile`, { Badge: `${company.badge}/Shop-1/POS-1`, Attributes: 'Recorder_init=50' });
   assert.equal(p.status, 200, p.text);
-  await until('Recorder online', async () => ((await get(`${setup.url}/state`)).json.State?.Recorder === 'online' ? true : undefined));
+  await until('Recorder online', async () => ((await get(`${setup.url}/state`)).json?.Recorder === 'online' ? true : undefined));
   await setup.close();
   const env = { EFR_PORTAL_URL: portal.url, EFR_CLOUD: 'true', EFR_PORTAL_KEY_CACHE_MS: String(CACHE_MS), EFR_RECORDER_RETRY_MS: '50,400' };
   const svc = await startTestService({ dataDir, env });

@@ -61,7 +61,7 @@ test(`events reach the portal, also after an outage and a restart of the service
   let reporter = withReporter();
 
   assert.equal((await post(`${service.url}/profile`, { Badge: `${company.badge}/Shop-1/POS-1`, Attributes: 'Recorder_init=50' })).status, 200);
-  await until('Recorder online', async () => ((await get(`${service.url}/state`)).json.State?.Recorder === 'online' ? true : undefined));
+  await until('Recorder online', async () => ((await get(`${service.url}/state`)).json?.Recorder === 'online' ? true : undefined));
   const rn = `${company.taxId}$Shop-1_POS-1`;
   const notes = async (store = portal.store): Promise<Notification[]> => (await store.listNotifications([company.id])).filter((n) => n.registerNumber === rn);
 

@@ -17,7 +17,7 @@ after(async () => {
   for (const c of cleanup.reverse()) await c().catch(() => undefined);
 });
 
-const state = async (url: string): Promise<Record<string, unknown>> => (await get(`${url}/state`)).json.State as Record<string, unknown>;
+const state = async (url: string): Promise<Record<string, unknown>> => (await get(`${url}/state`)).json as Record<string, unknown>;
 
 test(`activation by badge and the journal archive (${STORE_NAME})`, async () => {
   const portal = await startTestPortal();

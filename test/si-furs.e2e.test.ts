@@ -92,10 +92,10 @@ test('Slovenia: premise registered, ZOI and EOR online, FURS away and the EOR de
     assert.equal(b.json.TraC.Result.ErrorCode, '#AUTHORITY_PENDING');
     assert.match(b.json.TraC.Result.UserMessage, /FURS/);
     assert.equal(b.json.TraC.Fis.EOR, undefined);
-    assert.equal((await get(`${svc.url}/state`)).json.State.FiscalQueued, 1);
+    assert.equal((await get(`${svc.url}/state`)).json.FiscalQueued, 1);
 
     furs.setMode('ok');
-    await until('the EOR of the queued receipt', async () => ((await get(`${svc.url}/state`)).json.State.FiscalQueued === 0 ? true : undefined), 15_000);
+    await until('the EOR of the queued receipt', async () => ((await get(`${svc.url}/state`)).json.FiscalQueued === 0 ? true : undefined), 15_000);
     const later = furs.received.find((r) => (r.payload.InvoiceRequest as { Invoice?: { ProtectedID?: string } } | undefined)?.Invoice?.ProtectedID === b.json.TraC.Fis.ZOI && r.answer.eor);
     assert.ok(later, 'the queued receipt reached FURS');
     assert.equal(later.later, true);

@@ -48,7 +48,8 @@ export function stateRecord(ctx: ServiceContext, visible: (rn: string) => boolea
   return {
     pid: String(process.pid),
     arch: process.arch,
-    uptime: ((Date.now() - ctx.startedAt) / 1000).toFixed(3),
+    // whole seconds: typed clients read an integer
+    uptime: String(Math.floor((Date.now() - ctx.startedAt) / 1000)),
     name: 'efr',
     version: ctx.version,
     manifest: `efr ${ctx.version}; node ${process.version}; journal sqlite; key ${ctx.signer.keyId}`,

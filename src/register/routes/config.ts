@@ -1,7 +1,7 @@
 /** GET/POST /cfg, GET/POST /profile, GET /state. */
 import type { FastifyInstance } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
-import { type Obj, bodyFormat, decodeBody } from '../codec/index.js';
+import { type Obj, bodyFormat, contentType, decodeBody } from '../codec/index.js';
 import { saveCfg } from '../cfg.js';
 import type { ServiceContext } from '../context.js';
 import { remember } from '../record-writer.js';
@@ -85,7 +85,9 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       await ctx.registers.catchUp();
       const scope = scopeOf(req);
       const record = scope ? stateRecord(ctx, visibleTo(ctx, scope)) : stateRecord(ctx);
-      return sendJson(res, req, 'State', typedState(record), record);
+      // JSON: the record's fields at the top level, as typed POS clients deserialize it; XML: the State element
+      if (formatOf(req) === 'json') return res.code(200).type(contentType('json')).send(JSON.stringify(typedState(record)));
+      return sendDoc(res, formatOf(req), 'State', record);
     }),
   );
 }
