@@ -2,19 +2,22 @@
  * Germany: the DSFinV-K and GoBD exports over real HTTP. A day of receipts (two VAT rates, a discount,
  * a customer, card and foreign cash, a void, a pay-in, a training receipt, a parked receipt and one
  * registered while the TSE did not answer) is closed with a Z; the export's index.xml validates with
- * xmllint against the GDPdU DTD in the zip, and every CSV is read back with an independent CSV parser
- * and checked against the columns index.xml describes (names, order, types, lengths, decimal places).
+ * xmllint against the published GDPdU DTD (test/vectors/de-gdpdu, which the zip's DTD must equal), every
+ * CSV header is the column list of its table in the DSFinV-K 2.3 table definitions (written out below
+ * from the text, not from tables.ts), and every CSV is read back with an independent CSV parser and
+ * checked against the columns index.xml describes (names, order, types, lengths, decimal places).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { SaxesParser } from 'saxes';
 import { request } from 'undici';
 import Database from 'better-sqlite3';
 import { tseDir } from '../src/register/fiscal/de/tse.js';
+import { vectorPath } from '../src/shared/testing.js';
 import { get, post, startTestService, tempDir, unzip } from './helpers.js';
 
 interface ColumnDef {
@@ -108,9 +111,54 @@ function assertVatAddsUp(rows: Map<string, Array<Record<string, string>>>): void
   assert.deepEqual([...gv].sort(), [...bon].sort(), 'Z_GV_Typ = the receipts\' VAT');
 }
 
+const PUBLISHED_DTD = vectorPath('de-gdpdu', 'gdpdu-01-09-2004.dtd');
+
+/** index.xml against the published GDPdU DTD, and the DTD shipped beside it is that one. */
 function xmllint(dir: string): void {
-  const r = spawnSync('xmllint', ['--noout', '--valid', join(dir, 'index.xml')], { cwd: dir, encoding: 'utf8' });
-  assert.equal(r.status, 0, `xmllint --valid: ${r.stderr}`);
+  const r = spawnSync('xmllint', ['--noout', '--dtdvalid', PUBLISHED_DTD, 'index.xml'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(r.status, 0, `xmllint --dtdvalid: ${r.stderr}`);
+  // the DTD's own Media content model draws a warning for every file; nothing else may be reported
+  assert.deepEqual(r.stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('Content model of Media is not determinist')), [], r.stderr);
+  assert.equal(readFileSync(join(dir, 'gdpdu-01-09-2004.dtd')).compare(readFileSync(PUBLISHED_DTD)), 0, 'the zip ships the published DTD');
+}
+
+/**
+ * The column lists of the DSFinV-K 2.3 tables (chapter 3: 3.1 Einzelaufzeichnungsmodul, 3.2
+ * Stammdatenmodul, 3.3 Kassenabschlussmodul) as the text defines them, in order. Stamm_TSE lists the
+ * certificate in TSE_ZERTIFIKAT_I and _II; the test's TSE certificate fits them.
+ */
+const Z = ['Z_KASSE_ID', 'Z_ERSTELLUNG', 'Z_NR'];
+const DSFINVK_2_3: Readonly<Record<string, readonly string[]>> = {
+  'lines.csv': [...Z, 'BON_ID', 'POS_ZEILE', 'GUTSCHEIN_NR', 'ARTIKELTEXT', 'POS_TERMINAL_ID', 'GV_TYP', 'GV_NAME', 'INHAUS', 'P_STORNO', 'AGENTUR_ID', 'ART_NR', 'GTIN', 'WARENGR_ID', 'WARENGR', 'MENGE', 'FAKTOR', 'EINHEIT', 'STK_BR'],
+  'lines_vat.csv': [...Z, 'BON_ID', 'POS_ZEILE', 'UST_SCHLUESSEL', 'POS_BRUTTO', 'POS_NETTO', 'POS_UST'],
+  'itemamounts.csv': [...Z, 'BON_ID', 'POS_ZEILE', 'TYP', 'UST_SCHLUESSEL', 'PF_BRUTTO', 'PF_NETTO', 'PF_UST'],
+  'subitems.csv': [...Z, 'BON_ID', 'POS_ZEILE', 'ZI_ART_NR', 'ZI_GTIN', 'ZI_NAME', 'ZI_WARENGR_ID', 'ZI_WARENGR', 'ZI_MENGE', 'ZI_FAKTOR', 'ZI_EINHEIT', 'ZI_UST_SCHLUESSEL', 'ZI_BASISPREIS_BRUTTO', 'ZI_BASISPREIS_NETTO', 'ZI_BASISPREIS_UST'],
+  'transactions.csv': [...Z, 'BON_ID', 'BON_NR', 'BON_TYP', 'BON_NAME', 'TERMINAL_ID', 'BON_STORNO', 'BON_START', 'BON_ENDE', 'BEDIENER_ID', 'BEDIENER_NAME', 'UMS_BRUTTO', 'KUNDE_NAME', 'KUNDE_ID', 'KUNDE_TYP', 'KUNDE_STRASSE', 'KUNDE_PLZ', 'KUNDE_ORT', 'KUNDE_LAND', 'KUNDE_USTID', 'BON_NOTIZ'],
+  'transactions_vat.csv': [...Z, 'BON_ID', 'UST_SCHLUESSEL', 'BON_BRUTTO', 'BON_NETTO', 'BON_UST'],
+  'allocation_groups.csv': [...Z, 'BON_ID', 'ABRECHNUNGSKREIS'],
+  'datapayment.csv': [...Z, 'BON_ID', 'ZAHLART_TYP', 'ZAHLART_NAME', 'ZAHLWAEH_CODE', 'ZAHLWAEH_BETRAG', 'BASISWAEH_BETRAG'],
+  'references.csv': [...Z, 'BON_ID', 'POS_ZEILE', 'REF_TYP', 'REF_NAME', 'REF_DATUM', 'REF_Z_KASSE_ID', 'REF_Z_NR', 'REF_BON_ID'],
+  'transactions_tse.csv': [...Z, 'BON_ID', 'TSE_ID', 'TSE_TANR', 'TSE_TA_START', 'TSE_TA_ENDE', 'TSE_TA_VORGANGSART', 'TSE_TA_SIGZ', 'TSE_TA_SIG', 'TSE_TA_FEHLER', 'TSE_VORGANGSDATEN'],
+  'cashpointclosing.csv': [...Z, 'Z_BUCHUNGSTAG', 'TAXONOMIE_VERSION', 'Z_START_ID', 'Z_ENDE_ID', 'NAME', 'STRASSE', 'PLZ', 'ORT', 'LAND', 'STNR', 'USTID', 'Z_SE_ZAHLUNGEN', 'Z_SE_BARZAHLUNGEN'],
+  'location.csv': [...Z, 'LOC_NAME', 'LOC_STRASSE', 'LOC_PLZ', 'LOC_ORT', 'LOC_LAND', 'LOC_USTID'],
+  'cashregister.csv': [...Z, 'KASSE_BRAND', 'KASSE_MODELL', 'KASSE_SERIENNR', 'KASSE_SW_BRAND', 'KASSE_SW_VERSION', 'KASSE_BASISWAEH_CODE', 'KEINE_UST_ZUORDNUNG'],
+  'slaves.csv': [...Z, 'TERMINAL_ID', 'TERMINAL_BRAND', 'TERMINAL_MODELL', 'TERMINAL_SERIENNR', 'TERMINAL_SW_BRAND', 'TERMINAL_SW_VERSION'],
+  'pa.csv': [...Z, 'AGENTUR_ID', 'AGENTUR_NAME', 'AGENTUR_STRASSE', 'AGENTUR_PLZ', 'AGENTUR_ORT', 'AGENTUR_LAND', 'AGENTUR_STNR', 'AGENTUR_USTID'],
+  'vat.csv': [...Z, 'UST_SCHLUESSEL', 'UST_SATZ', 'UST_BESCHR'],
+  'tse.csv': [...Z, 'TSE_ID', 'TSE_SERIAL', 'TSE_SIG_ALGO', 'TSE_ZEITFORMAT', 'TSE_PD_ENCODING', 'TSE_PUBLIC_KEY', 'TSE_ZERTIFIKAT_I', 'TSE_ZERTIFIKAT_II'],
+  'businesscases.csv': [...Z, 'GV_TYP', 'GV_NAME', 'AGENTUR_ID', 'UST_SCHLUESSEL', 'Z_UMS_BRUTTO', 'Z_UMS_NETTO', 'Z_UST'],
+  'payment.csv': [...Z, 'ZAHLART_TYP', 'ZAHLART_NAME', 'Z_ZAHLART_BETRAG'],
+  'cash_per_currency.csv': [...Z, 'ZAHLART_WAEH', 'ZAHLART_BETRAG_WAEH'],
+};
+
+/** Each CSV's header (its first record, as written) is the table's column list in DSFinV-K 2.3. */
+function assertDsfinvkHeaders(files: Record<string, string>): void {
+  const csvs = Object.keys(files).filter((f) => f.endsWith('.csv')).sort();
+  assert.deepEqual(csvs, Object.keys(DSFINVK_2_3).sort(), 'the tables of DSFinV-K 2.3, no other');
+  for (const [file, columns] of Object.entries(DSFINVK_2_3)) {
+    const header = (parse(files[file] ?? '', { delimiter: ';', quote: '"', record_delimiter: '\r\n', to_line: 1 }) as string[][])[0];
+    assert.deepEqual(header, columns, `${file}: header = the DSFinV-K 2.3 table definition`);
+  }
 }
 
 async function download(url: string, work: string, name: string): Promise<{ status: number; files: Record<string, string>; dir: string; body: string }> {
@@ -185,6 +233,7 @@ test('DSFinV-K: a closed day and an open one, validated against the GDPdU DTD an
     const closed = await download(`${svc.url}/export?type=dsfinvk`, work, 'closed');
     assert.equal(closed.status, 200, closed.body);
     xmllint(closed.dir);
+    assertDsfinvkHeaders(closed.files);
     const tables = describedTables(closed.files['index.xml'] as string);
     assert.equal(tables.size, 20, 'all tables of DSFinV-K 2.x');
     const rows = checkCsvs(closed.files, tables);
@@ -192,7 +241,10 @@ test('DSFinV-K: a closed day and an open one, validated against the GDPdU DTD an
 
     const bons = of('transactions.csv');
     assert.equal(bons.length, 7, 'every receipt of the day (the TraS is part of receipt 2, the Z is the closing)');
-    assert.ok(bons.every((b) => b.Z_NR === '1' && b.Z_KASSE_ID === 'def'));
+    assert.ok(bons.every((b) => b.Z_NR === '1'));
+    // Z_KASSE_ID: the register's serial (Cfg.Trm.Serial), the same in every row of every table, = KASSE_SERIENNR
+    for (const [file, list] of rows) for (const r of list) if ('Z_KASSE_ID' in r) assert.equal(r.Z_KASSE_ID, 'K-0001', `${file}: Z_KASSE_ID`);
+    assert.deepEqual(of('cashregister.csv').map((r) => r.KASSE_SERIENNR), ['K-0001']);
     assert.deepEqual(bons.map((b) => b.BON_TYP), ['Beleg', 'Beleg', 'AVBelegstorno', 'Beleg', 'AVTraining', 'AVTransfer', 'Beleg']);
     const second = bons[1] as Record<string, string>;
     assert.equal(second.KUNDE_LAND, 'DEU', 'countries as ISO alpha-3');
@@ -205,10 +257,10 @@ test('DSFinV-K: a closed day and an open one, validated against the GDPdU DTD an
     assert.equal(failedRow.TSE_TA_SIG, '');
     const signed = tse.filter((r) => r.TSE_TA_SIG !== '');
     assert.ok(signed.length >= 6);
-    assert.ok(signed.some((r) => r.TSE_TANR === String(tid) && /^Beleg\^/.test(r.TSE_TA_VORGANGSDATEN ?? '')));
+    assert.ok(signed.some((r) => r.TSE_TANR === String(tid) && /^Beleg\^/.test(r.TSE_VORGANGSDATEN ?? '')));
 
     const refs = of('references.csv');
-    assert.deepEqual(refs.map((r) => [r.REF_TYP, r.REF_BON_ID, r.REF_Z_NR]), [['Transaktion', s1.TraC.ESR.FN, '1']]);
+    assert.deepEqual(refs.map((r) => [r.REF_TYP, r.REF_BON_ID, r.REF_Z_KASSE_ID, r.REF_Z_NR]), [['Transaktion', s1.TraC.ESR.FN, 'K-0001', '1']]);
     assert.deepEqual(of('allocation_groups.csv').map((r) => r.ABRECHNUNGSKREIS), ['Tisch 4']);
 
     // positions: the discount is price finding; VAT split exactly
@@ -258,6 +310,7 @@ test('DSFinV-K: a closed day and an open one, validated against the GDPdU DTD an
     const open = await download(`${svc.url}/export?type=dsfinvk&open=on`, work, 'open');
     assert.equal(open.status, 200, open.body);
     xmllint(open.dir);
+    assertDsfinvkHeaders(open.files);
     const openRows = checkCsvs(open.files, describedTables(open.files['index.xml'] as string));
     assert.deepEqual([...new Set((openRows.get('cashpointclosing.csv') ?? []).map((r) => r.Z_NR))], ['1', '2']);
     assert.equal((openRows.get('transactions.csv') ?? []).filter((b) => b.Z_NR === '2').length, 14);
@@ -271,7 +324,7 @@ test('DSFinV-K: a closed day and an open one, validated against the GDPdU DTD an
     assert.deepEqual([byText('Prozent').UST_SCHLUESSEL, byText('Prozent').POS_UST], ['1', '1.90000'], 'a rate as tax group');
     const changeRows = (openRows.get('datapayment.csv') ?? []).filter((r) => r.BASISWAEH_BETRAG === '11.90');
     assert.equal(changeRows.length, 1, 'cash and change of one receipt: one row');
-    const semi = (openRows.get('transactions_tse.csv') ?? []).find((r) => r.TSE_TA_VORGANGSDATEN === 'Beleg^1.00_0.00_0.00_0.00_0.00^1.00:Bar');
+    const semi = (openRows.get('transactions_tse.csv') ?? []).find((r) => r.TSE_VORGANGSDATEN === 'Beleg^1.00_0.00_0.00_0.00_0.00^1.00:Bar');
     assert.ok(semi && /^\d+$/.test(semi.TSE_TANR ?? ''), 'a `;` in TT does not shift the TSE fields');
     // a period without closings, and bad parameters
     const none = await get(`${svc.url}/export?type=dsfinvk&from=2001-01-01&till=2001-12-31`);

@@ -5,6 +5,11 @@
  * its Bonkopf with VAT, payments, references and TSE transaction, its positions with VAT and price
  * finding; each closing its master data (company, location, register, terminals, agencies, VAT rates,
  * TSE) and its sums per business case, payment type and currency. Decisions: docs/countries/de.md.
+ *
+ * Z_KASSE_ID is the ID of the closing cash register (DSFinV-K 2.3: "ID der (Abschluss-) Kasse", the
+ * unique ID of a register that assigns every Vorgang to it); the register's identity in its master data
+ * is its serial number, KASSE_SERIENNR of Stamm_Kassen, so both carry the configured `Trm.Serial` of the
+ * closing, in every table of it and in references to it.
  */
 import i18nCountries from 'i18n-iso-countries';
 import { type Dec, ZERO, add, allocate, dec, div, eq, fmt, parseDec, sign, sub, taxOfGross, taxOfNet } from '../../../../shared/money.js';
@@ -16,7 +21,7 @@ import { CsvTable, type Row } from '../gdpdu/csv.js';
 import { DE_LETTERS } from '../letters.js';
 import { type ParsedLog, logTimeIso, parseLog } from '../log-message.js';
 import { foreignCurrency, gvTypOf, processOf, zahlartOf } from '../process.js';
-import { TABLES, TAXONOMY_VERSION, tableOf } from './tables.js';
+import { CERTIFICATE_PART, TABLES, TAXONOMY_VERSION, tableOf, tseTable } from './tables.js';
 
 export interface DsfinvkSource {
   store: JournalStore;
@@ -85,9 +90,9 @@ class Sums {
 }
 
 export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
-  const t = new Map(TABLES.map((x) => [x.file, new CsvTable(x)]));
+  const t = new Map(TABLES.map((x) => [x.file, new CsvTable(x.file === 'tse.csv' ? tseTable(src.tse.certificateB64.length) : x)]));
   const table = (file: string): CsvTable => t.get(file) ?? new CsvTable(tableOf(file));
-  const kasseId = src.rn.replace(/[^A-Za-z0-9.$-]/g, '-').slice(0, 50);
+  const certificateParts = table('tse.csv').table.columns.filter((c) => c.name.startsWith('TSE_ZERTIFIKAT_')).map((c) => c.name);
   const vatKeys = new Map<string, number>(VAT_KEYS.map(([r, k]) => [fmt(dec(r), 2), k]));
   const vatKey = (rate: Dec): number => {
     const k = fmt(rate, 2);
@@ -102,7 +107,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
   const starts = new Map<string, string>();
   const startLogs = new Map<string, bigint>();
   /** BON_ID (FN) -> its closing, for references */
-  const closingOf = new Map<string, { zNr: number; zDate: string }>();
+  const closingOf = new Map<string, { kasseId: string; zNr: number; zDate: string }>();
   // the configuration of a closing is the one at its time (before the first Cfg record: the current one)
   let cfg: Obj = src.cfg;
   let day: Bon[] = [];
@@ -110,7 +115,8 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
   const out: DsfinvkTables = { tables: [], closings: 0, receipts: 0, lastZ: 0 };
 
   const emit = (zNr: number, zDate: string): void => {
-    for (const b of day) closingOf.set(b.id, { zNr, zDate });
+    const kasseId = kasseIdOf(cfg, src);
+    for (const b of day) closingOf.set(b.id, { kasseId, zNr, zDate });
     const date = zDate.slice(0, 10);
     if ((src.from !== undefined && date < src.from) || (src.till !== undefined && date > src.till)) return;
     if (src.afterZ !== undefined && zNr <= src.afterZ) return;
@@ -164,7 +170,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
         table('transactions_tse.csv').add({
           ...B, TSE_ID: '1', TSE_TANR: tanr.toString(), TSE_TA_START: logTimeIso(start), TSE_TA_ENDE: logTimeIso(finish.signatureCreationTime),
           TSE_TA_VORGANGSART: finish.processType ?? '', TSE_TA_SIGZ: finish.signatureCounter.toString(), TSE_TA_SIG: finish.signatureValue.toString('base64'),
-          TSE_TA_VORGANGSDATEN: finish.processData?.toString('utf8') ?? '',
+          TSE_VORGANGSDATEN: finish.processData?.toString('utf8') ?? '',
         });
       } else if (failed) {
         table('transactions_tse.csv').add({ ...B, TSE_ID: '1', TSE_TANR: digits(tid), TSE_TA_VORGANGSART: proc.processType, TSE_TA_FEHLER: 'TSE ausgefallen' });
@@ -175,7 +181,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
         const known = ref.fn !== undefined ? closingOf.get(ref.fn) : undefined;
         table('references.csv').add(
           known && ref.fn !== undefined
-            ? { ...B, REF_TYP: 'Transaktion', REF_DATUM: known.zDate, REF_Z_KASSE_ID: kasseId, REF_Z_NR: String(known.zNr), REF_BON_ID: ref.fn }
+            ? { ...B, REF_TYP: 'Transaktion', REF_DATUM: known.zDate, REF_Z_KASSE_ID: known.kasseId, REF_Z_NR: String(known.zNr), REF_BON_ID: ref.fn }
             : { ...B, REF_TYP: 'ExterneSonstige', REF_NAME: ref.name },
         );
       }
@@ -256,7 +262,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
         gv.add([gvTyp, '', agency ?? '', key], [share.gross, sub(share.gross, share.tax), share.tax]);
       });
     }
-    closingTables(Z, zDate, payments, cash);
+    closingTables(Z, payments, cash);
     for (const { key, amounts } of gv.m.values()) {
       const [gross, net, tax] = amounts.map((a) => fmt(a, 2));
       table('businesscases.csv').add({ ...Z, GV_TYP: key[0], GV_NAME: key[1], AGENTUR_ID: key[2] || undefined, UST_SCHLUESSEL: key[3], Z_UMS_BRUTTO: gross, Z_UMS_NETTO: net, Z_UST: tax });
@@ -266,7 +272,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
   };
 
   /** The master data of a closing, as configured when it was made. */
-  const closingTables = (Z: Row, zDate: string, payments: Dec, cash: Dec): void => {
+  const closingTables = (Z: Row, payments: Dec, cash: Dec): void => {
     const cmp = obj(cfg, 'Cmp');
     const loc = obj(cfg, 'Loc');
     const trm = obj(cfg, 'Trm');
@@ -281,7 +287,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
       LOC_ORT: loc ? (str(loc, 'City') ?? '') : '', LOC_LAND: alpha3(loc ? str(loc, 'Ctry') : cmp ? str(cmp, 'Ctry') : undefined), LOC_USTID: loc ? (str(loc, 'TaxId') ?? '') : '',
     });
     table('cashregister.csv').add({
-      ...Z, KASSE_BRAND: trm ? (str(trm, 'HW') ?? '') : '', KASSE_MODELL: trm ? (str(trm, 'HWModel') ?? '') : '', KASSE_SERIENNR: (trm ? str(trm, 'Serial') : undefined) ?? kasseId,
+      ...Z, KASSE_BRAND: trm ? (str(trm, 'HW') ?? '') : '', KASSE_MODELL: trm ? (str(trm, 'HWModel') ?? '') : '', KASSE_SERIENNR: serialOf(cfg) ?? Z.Z_KASSE_ID,
       KASSE_SW_BRAND: (trm ? str(trm, 'SW') : undefined) ?? src.software.brand, KASSE_SW_VERSION: (trm ? str(trm, 'SWVersion') : undefined) ?? src.software.version,
       KASSE_BASISWAEH_CODE: 'EUR', KEINE_UST_ZUORDNUNG: '0',
     });
@@ -304,11 +310,10 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
       table('vat.csv').add({ ...Z, UST_SCHLUESSEL: String(key), UST_SATZ: rate, UST_BESCHR: known ? known[2] : `Steuersatz ${rate} %` });
     }
     const cert = src.tse.certificateB64;
-    const parts = ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII'];
     table('tse.csv').add({
       ...Z, TSE_ID: '1', TSE_SERIAL: src.tse.serialHex, TSE_SIG_ALGO: 'ecdsa-plain-SHA256', TSE_ZEITFORMAT: 'unixTime', TSE_PD_ENCODING: 'UTF-8',
       TSE_PUBLIC_KEY: src.tse.publicKeyB64,
-      ...Object.fromEntries(parts.map((n, i) => [`TSE_ZERTIFIKAT_${n}`, cert.slice(i * 1000, (i + 1) * 1000)])),
+      ...Object.fromEntries(certificateParts.map((name, i) => [name, cert.slice(i * CERTIFICATE_PART, (i + 1) * CERTIFICATE_PART)])),
     });
   };
 
@@ -345,6 +350,23 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
   if (src.open && day.length > 0) emit(lastZ + 1, src.now);
   out.tables = [...t.values()];
   return out;
+}
+
+/** The register's serial number in a configuration (Trm.Serial), when there is one. */
+function serialOf(cfg: Obj): string | undefined {
+  const trm = obj(cfg, 'Trm');
+  const serial = trm ? str(trm, 'Serial')?.trim() : undefined;
+  return serial ? serial : undefined;
+}
+
+/**
+ * Z_KASSE_ID of a closing: the serial number of the configuration in force at it, else the current one's
+ * (a register configured later is still the same register), else the register number when no serial was
+ * ever configured. Z_KASSE_ID holds 50 characters (KASSE_SERIENNR 70): a longer serial is cut there.
+ */
+function kasseIdOf(cfg: Obj, src: DsfinvkSource): string {
+  const serial = serialOf(cfg) ?? serialOf(src.cfg);
+  return serial !== undefined ? [...serial].slice(0, 50).join('') : src.rn.replace(/[^A-Za-z0-9.$-]/g, '-').slice(0, 50);
 }
 
 /** A log message kept in the record's Fis, decoded; undefined when absent or unreadable. */
