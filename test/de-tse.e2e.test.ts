@@ -17,7 +17,7 @@ import { tseDir } from '../src/register/fiscal/de/tse.js';
 import { ROOT, get, post, startTestService, tempDir } from './helpers.js';
 import { request } from 'undici';
 import { pack } from 'tar-stream';
-import { readTar } from '../src/register/fiscal/de/verify-tse.js';
+import { readTar } from '../src/register/fiscal/de/tar.js';
 
 const LOG_KEYS = ['LogInit', 'LogTime', 'LogAudit', 'LogSystem', 'LogStart', 'LogUpdate', 'LogFinish'];
 
@@ -115,6 +115,12 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     const upd = await post(`${svc.url}/register`, { TraU: { ESR: { TL: '001', TT: '1', TID: String(s7), PosA: [{ _: 'Pos', Dsc: 'Brot', TaxG: 'B', Amt: '1.50' }] } } });
     assert.equal(upd.json.TraUC.Result.RC, 'OK', upd.text);
     assert.equal(upd.json.TraUC.Fis.TID, s7);
+    // Fis.D is an ESR date-time (T between date and time), not the printed form with a space
+    assert.match(upd.json.TraUC.Fis.D, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, upd.text);
+    const updXml = await post(`${svc.url}/register`, `<TraU><ESR TL="001" TT="1" TID="${s7}"/></TraU>`, { 'content-type': 'application/xml' });
+    assert.equal(updXml.status, 200, updXml.text);
+    assert.match(updXml.text, /<TraUC [^>]*>/);
+    assert.match(updXml.text, /<Fis [^>]*\bD="\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}"/, updXml.text);
     const abort = await post(`${svc.url}/register`, { TraV: { ESR: { TL: '001', TT: '1', TID: String(s7) } } });
     assert.equal(abort.json.TraVC.Result.RC, 'OK', abort.text);
     assert.match(abort.json.TraVC.Fis.Code, new RegExp(`^V0;001/1;Kassenbeleg-V1;AVBelegabbruch\\^0\\.00_0\\.00_0\\.00_0\\.00_0\\.00\\^;${s7};`));
@@ -132,7 +138,7 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
         return LOG_KEYS.map((k) => f[k]).filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
       });
     })()));
-    assert.equal(logs.length, 16, 'plus start, update and finish of the aborted one');
+    assert.equal(logs.length, 17, 'plus start, two updates (JSON and XML) and finish of the aborted one');
 
     // the TSE export TAR, verified by `efr verify --country de`; one changed byte is named
     const res = await request(`${svc.url}/export?type=tse`);

@@ -180,7 +180,7 @@ export class DeModule implements FiscalModule {
     if (input.type === 'TraU') {
       const update = log('UpdateTransaction', tid, lines(esr, 'PosA').length ? processData(esr) : '');
       if (!update.message) return { ...failed({}, tse), TID: tidText };
-      return { TID: tidText, D: local(update.time), LogUpdate: update.message.toString('base64') };
+      return { TID: tidText, D: formatLocalDateTime(new Date(Number(update.time) * 1000)), LogUpdate: update.message.toString('base64') };
     }
     const data = `AVBelegabbruch^${gross}^`;
     const finish = log('FinishTransaction', tid, data);
