@@ -341,6 +341,24 @@ describe('environment settings', () => {
     const ok = await post(`${svc.url}/profile`, { Badge: 'B', Attributes: 'Fis_Tot' });
     assert.equal(ok.json.ProfileC.Result.RC, 'OK', ok.text);
   });
+
+  test('a preset setting sent back with its preset value is no change: the same TaxId, password, attribute value, or the Attributes GET /profile shows', async () => {
+    const shown = json(await call(`${svc.url}/profile`)).Profile;
+    for (const body of [
+      { Badge: 'B', TaxId: 'ATU99999999' },
+      { Badge: 'B', Password: 'env-secret' },
+      { Badge: 'B', Attributes: 'Fis_Tot HttpServer_respond200=true' },
+      { Badge: 'B', Attributes: shown.Attributes },
+      { Badge: 'B', Proxy: 'http://user:proxy-pw@proxy.local:3128' },
+    ]) {
+      const r = await post(`${svc.url}/profile`, body);
+      assert.equal(r.status, 200, `${JSON.stringify(body)}: ${r.text}`);
+      assert.equal(r.json.ProfileC.Result.RC, 'OK');
+    }
+    const changed = await post(`${svc.url}/profile`, { Badge: 'B', Proxy: 'http://other.local:3128' });
+    assert.equal(changed.json.ProfileC.Result.ErrorCode, '#BLOCKED');
+    assert.equal(changed.json.ProfileC.Result.UserMessage, 'Setting of Proxy for def is blocked');
+  });
 });
 
 describe('CORS from HttpServer_AllowOrigin / HttpServer_AllowCredentials', () => {

@@ -112,6 +112,41 @@ describe('/profile and /state', () => {
     assert.equal(accepted.json.TraC.Result.RC, 'OK', accepted.text);
   });
 
+  test('POST /profile answers the profile with booleans as booleans, in JSON as GET /profile does', async () => {
+    const r = await post(`${svc.url}/profile`, { Badge: 'BADGE-1', RN_TT: false });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.ProfileC.Result.RC, 'OK');
+    assert.equal(r.json.ProfileC.Profile.RN_TT, false);
+    assert.equal(typeof r.json.ProfileC.Profile.PasswordSet, 'boolean');
+    const xml = await post(`${svc.url}/profile`, '<Profile Badge="BADGE-1"/>', { 'content-type': 'application/xml', accept: 'application/xml' });
+    assert.match(xml.text, /<ProfileC><Result RC="OK"\/><Profile Badge="BADGE-1" TaxId="ATU12345678" RN_TT="false" PasswordSet="true"/);
+  });
+
+  test('the profile fields DiskQuota, HttpServer_Port, UdpServer_Port, Proxy, Sign_require, Sign_Cfg are stored, shown and in force, in JSON and XML', async () => {
+    const r = await post(`${svc.url}/profile`, { Badge: 'BADGE-1', Attributes: 'Fis_Tot', DiskQuota: '500', Proxy: 'http://proxy.local:3128', Sign_require: 'true', Sign_Cfg: '1', UdpServer_Port: '5620' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.ProfileC.Profile.DiskQuota, '500');
+    const shown = (await get(`${svc.url}/profile`)).json.Profile;
+    assert.deepEqual(
+      { DiskQuota: shown.DiskQuota, Proxy: shown.Proxy, Sign_require: shown.Sign_require, Sign_Cfg: shown.Sign_Cfg, UdpServer_Port: shown.UdpServer_Port },
+      { DiskQuota: '500', Proxy: 'http://proxy.local:3128', Sign_require: 'true', Sign_Cfg: '1', UdpServer_Port: '5620' },
+    );
+    // the same settings as attributes: the attribute list shows them, and GET /state uses the quota
+    assert.equal(shown.Attributes, 'Fis_Tot DiskQuota=500 UdpServer_Port=5620 Proxy=http://proxy.local:3128 Sign_require=true Sign_Cfg=1');
+    assert.equal((await get(`${svc.url}/state`)).json.DiskQuota, 500);
+    // XML, and a field left empty removes the setting
+    const xml = await post(`${svc.url}/profile`, '<Profile Badge="BADGE-1" DiskQuota="600" UdpServer_Port=""/>', { 'content-type': 'application/xml' });
+    assert.equal(xml.status, 200, xml.text);
+    assert.equal((await get(`${svc.url}/state`)).json.DiskQuota, 600);
+    assert.equal((await get(`${svc.url}/profile`)).json.Profile.UdpServer_Port, undefined);
+    // checked as the attribute is
+    const bad = await post(`${svc.url}/profile`, { Badge: 'BADGE-1', HttpServer_Port: '99999' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.ProfileC.Result.UserMessage, /HttpServer_Port/);
+    await post(`${svc.url}/profile`, { Badge: 'BADGE-1', Attributes: '' });
+    assert.equal((await get(`${svc.url}/state`)).json.DiskQuota, 1024);
+  });
+
   test('a profile without a badge, or with a bad RN_TT, is refused', async () => {
     const fresh = await post(`${svc.url}/profile?rn=other`, { TaxId: 'X' });
     assert.equal(fresh.status, 400);

@@ -26,6 +26,20 @@ export interface Profile {
 
 const KNOWN = ['Badge', 'TaxId', 'RN_TT', 'Password', 'Attributes'];
 
+/**
+ * Profile fields the specification names that are settings of the attribute list as well: a field sets (or,
+ * empty, removes) the attribute of its name, so that both forms reach the same setting, and GET /profile shows
+ * each as a field when it is set.
+ */
+export const ATTRIBUTE_FIELDS = ['DiskQuota', 'HttpServer_Port', 'UdpServer_Port', 'Proxy', 'Sign_require', 'Sign_Cfg'] as const;
+
+/** `text` with the attribute `name` set to `value` (removed when empty); the other attributes keep their spelling. */
+function withAttribute(text: string, name: string, value: string): string {
+  const kept = [...text.matchAll(/([^\s=]+)(?:=(?:"[^"]*"|'[^']*'|\S*))?/g)].filter((m) => (m[1] as string).toLowerCase() !== name.toLowerCase()).map((m) => m[0]);
+  if (value !== '') kept.push(/\s/.test(value) ? `${name}="${value}"` : `${name}=${value}`);
+  return kept.join(' ');
+}
+
 export function hashPassword(password: string): string {
   const salt = randomBytes(16);
   return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
@@ -121,14 +135,19 @@ export class Profiles {
   }
 
   /** Applies a profile update from POST /profile; refuses fields blocked by environment settings. */
-  async update(rn: string, body: Obj): Promise<Profile> {
+  async update(rn: string, bodyIn: Obj): Promise<Profile> {
     const current: Profile = { ...(this.cache.get(rn) ?? {}) };
     const env = this.env.get(rn);
+    const body = this.withAttributeFields(rn, bodyIn, current);
     for (const field of KNOWN) {
       const v = body[field];
       if (v === undefined) continue;
       if (typeof v !== 'string') throw new FiscalError('#INVALID_TYPE', { field, expected: 'text', value: '{...}' });
-      if (env?.has(field)) throw new FiscalError('#BLOCKED', { field, rn });
+      if (env?.has(field)) {
+        // a preset setting sent back as it is (a POS that always sends its Badge, a page posting what it showed) changes nothing
+        if (this.presetUnchanged(rn, field, v)) continue;
+        throw new FiscalError('#BLOCKED', { field, rn });
+      }
       switch (field) {
         case 'Badge':
           if (this.lockedBadge !== undefined && v !== this.lockedBadge) throw new FiscalError('#BADGE_LOCKED', { field: 'Badge', badge: this.lockedBadge });
@@ -142,9 +161,10 @@ export class Profiles {
           break;
         case 'Attributes': {
           const attrs = parseAttributes(v);
-          for (const name of attrs.keys()) {
+          for (const [name, value] of attrs) {
             const blocked = env && [...env.keys()].find((k) => k.toLowerCase() === name);
-            if (blocked) throw new FiscalError('#BLOCKED', { field: blocked, rn });
+            // the value preset for it, as GET /profile shows it, is no change
+            if (blocked && env.get(blocked) !== value) throw new FiscalError('#BLOCKED', { field: blocked, rn });
           }
           const nd = attrs.get('normalize_d');
           if (nd !== undefined && !/^\d+$/.test(nd)) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.Normalize_D', expected: 'a whole number of days', value: nd });
@@ -196,6 +216,31 @@ export class Profiles {
     return this.own(rn);
   }
 
+  /** The profile fields that are attributes (ATTRIBUTE_FIELDS), laid into the body's attribute list (or the stored one). */
+  private withAttributeFields(rn: string, body: Obj, current: Profile): Obj {
+    const given = ATTRIBUTE_FIELDS.filter((f) => body[f] !== undefined);
+    if (given.length === 0) return body;
+    const env = this.env.get(rn);
+    let attributes = typeof body.Attributes === 'string' ? body.Attributes : current.Attributes ?? '';
+    for (const field of given) {
+      const v = body[field];
+      if (typeof v !== 'string') throw new FiscalError('#INVALID_TYPE', { field, expected: 'text', value: '{...}' });
+      if (env?.has(field) && env.get(field) !== v) throw new FiscalError('#BLOCKED', { field, rn });
+      attributes = withAttribute(attributes, field, v.trim());
+    }
+    return { ...body, Attributes: attributes };
+  }
+
+  /** Whether `value` of a field preset by the environment is the preset value (the password: whether it is the preset password). */
+  private presetUnchanged(rn: string, field: string, value: string): boolean {
+    const preset = this.env.get(rn)?.get(field);
+    if (preset === undefined) return false;
+    if (field === 'Password') return value === preset;
+    if (field === 'RN_TT') return ['true', '1'].includes(value.toLowerCase()) === (preset === 'true');
+    if (field === 'Attributes') return formatAttributes(parseAttributes(value)) === formatAttributes(parseAttributes(this.own(rn).Attributes));
+    return value === preset;
+  }
+
   /** The profile as GET /profile shows it: the password never leaves the service. */
   view(rn: string): Obj {
     const p = this.own(rn);
@@ -205,6 +250,11 @@ export class Profiles {
     out.RN_TT = p.RN_TT ? 'true' : 'false';
     out.PasswordSet = p.PasswordHash ? 'true' : 'false';
     out.Attributes = p.Attributes ?? '';
+    const attrs = parseAttributes(p.Attributes);
+    for (const field of ATTRIBUTE_FIELDS) {
+      const v = attrs.get(field.toLowerCase());
+      if (v !== undefined) out[field] = v;
+    }
     const env = this.env.get(rn);
     if (env && env.size) out.Blocked = [...env.keys()].join(' ');
     return out;

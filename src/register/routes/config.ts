@@ -23,6 +23,11 @@ function typedState(record: Obj): Record<string, unknown> {
   return out;
 }
 
+/** The profile in JSON: its flags as booleans, as GET and POST /profile both answer them. */
+function typedProfile(view: Obj): Record<string, unknown> {
+  return { ...view, RN_TT: view.RN_TT === 'true', PasswordSet: view.PasswordSet === 'true' };
+}
+
 /**
  * The register a Cfg is saved to (POST /cfg and the base-data page): `rn` of the query; in Multi POS without
  * `rn` (and TT) the register follows from the base data itself (Cmp.TaxId, Loc.TL, Trm.TT).
@@ -67,7 +72,7 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     guarded(ctx, req, res, 'Result', async () => {
       const rn = queryOf(req).rn ?? 'def';
       const view = ctx.profiles.view(rn);
-      return sendJson(res, req, 'Profile', { ...view, RN_TT: view.RN_TT === 'true', PasswordSet: view.PasswordSet === 'true' }, view);
+      return sendJson(res, req, 'Profile', typedProfile(view), view);
     }),
   );
 
@@ -76,7 +81,8 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       const body = decodeProfile(typeof req.body === 'string' ? req.body : '', req.headers['content-type']);
       const rn = queryOf(req).rn ?? 'def';
       await saveProfile(ctx, rn, body, req.log);
-      return sendDoc(res, formatOf(req), 'ProfileC', { Result: { RC: 'OK' }, Profile: ctx.profiles.view(rn) });
+      const view = ctx.profiles.view(rn);
+      return sendJson(res, req, 'ProfileC', { Result: { RC: 'OK' }, Profile: typedProfile(view) }, { Result: { RC: 'OK' }, Profile: view });
     }),
   );
 
