@@ -124,3 +124,94 @@ test('Denmark: cash transactions signed SHA-512 with the installed certificate, 
     await svc.close();
   }
 });
+
+async function zipOf(name: string, text: string): Promise<Buffer> {
+  const z = new ZipFile();
+  z.addBuffer(Buffer.from(text), name);
+  z.end();
+  const chunks: Buffer[] = [];
+  for await (const c of z.outputStream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+test('Denmark: a fiscal PKCS#12 with its CA chain exports the signing certificate alone; every payment has a paymentRefID; the file validates and verifies, also with a chain in certificateData', async () => {
+  const work = tempDir('efr-dk-chain-');
+  const w = (f: string): string => join(work, f);
+  // a CA of the certificate's issuer and the signing certificate it issued, both in the PKCS#12 file
+  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', w('ca.key'), '-out', w('ca.pem'), '-days', '30', '-subj', '/C=DK/O=Kasse Rod/CN=Kasse Rod CA']);
+  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', w('key.pem'), '-out', w('leaf.csr'), '-subj', '/C=DK/O=Kasse Software ApS/CN=Kasse POS']);
+  openssl(['x509', '-req', '-in', w('leaf.csr'), '-CA', w('ca.pem'), '-CAkey', w('ca.key'), '-set_serial', '0x5A17', '-out', w('cert.pem'), '-days', '30']);
+  openssl(['pkcs12', '-export', '-inkey', w('key.pem'), '-in', w('cert.pem'), '-certfile', w('ca.pem'), '-out', w('chain.p12'), '-passout', 'pass:dk']);
+  const leafSerial = openssl(['x509', '-in', w('cert.pem'), '-noout', '-serial']).trim().replace(/^serial=/, '').toUpperCase();
+  const svc = await startTestService({ dataDir: tempDir('efr-dk-chain-data-') });
+  try {
+    assert.equal((await post(`${svc.url}/cfg`, CFG)).status, 200);
+    const up = await post(`${svc.url}/cer/fiscal`, { fiscalCert: readFileSync(w('chain.p12')).toString('base64'), password: 'dk' });
+    assert.equal(up.status, 200, up.text);
+    const pay = (PayG: string, Amt: string, extra: Record<string, string> = {}): Record<string, string> => ({ _: 'Pay', Dsc: PayG, PayG, Amt, ...extra });
+    const sell = async (payments: Array<Record<string, string>>, total: string): Promise<Record<string, string>> => {
+      const r = await post(`${svc.url}/register`, tra({ PosA: [{ _: 'Pos', PN: '1', Dsc: 'Kaffe', TaxG: 'A', Amt: total }], PayA: payments }));
+      assert.equal(r.status, 200, r.text);
+      return r.json.TraC.Fis;
+    };
+    const s1 = await sell([pay('debitcard', '40.00')], '40.00');
+    assert.equal(s1.CertSerial, leafSerial, 'signed with the leaf of the chain');
+    await sell([pay('mobile', '25.00')], '25.00');
+    await sell([pay('creditcard', '30.00', { UID: 'VISA 4711-0001' })], '30.00');
+    await sell([pay('cash', '10.00'), pay('debitcard', '15.00'), pay('mobile', '5.00')], '30.00');
+
+    const res = await request(`${svc.url}/export?type=saft`);
+    const zip = Buffer.from(await res.body.arrayBuffer());
+    assert.equal(res.statusCode, 200, zip.toString('utf8').slice(0, 300));
+    const files = await unzip(zip, tempDir('efr-dk-chain-x-'));
+    const xmlName = Object.keys(files).find((n) => n.endsWith('.xml')) ?? '';
+    const xml = files[xmlName] ?? '';
+    writeFileSync(w('saft.xml'), xml);
+    const lint = spawnSync('xmllint', ['--noout', '--nonet', '--schema', XSD, w('saft.xml')], { encoding: 'utf8', env: { ...process.env, XML_CATALOG_FILES: vectorPath('dk-saft', 'catalog.xml') } });
+    assert.equal(lint.status, 0, `xmllint: ${lint.stderr}`);
+
+    // certificateData: one certificate, the signer's, never the CA
+    const certs = [...xml.matchAll(/<certificateData>([\s\S]*?)<\/certificateData>/g)].map((m) => m[1] ?? '');
+    assert.equal(certs.length, 4);
+    for (const c of certs) {
+      assert.equal(c.match(/BEGIN CERTIFICATE/g)?.length, 1, c);
+      writeFileSync(w('c.pem'), c);
+      assert.equal(openssl(['x509', '-in', w('c.pem'), '-noout', '-serial']).trim().replace(/^serial=/, '').toUpperCase(), leafSerial);
+    }
+
+    // every payment has a paymentRefID: the UID, else <registerID>-<transID>-<place in PayA>, all different
+    const payments = [...xml.matchAll(/<payment>([\s\S]*?)<\/payment>/g)].map((m) => m[1] ?? '');
+    assert.equal(payments.length, 6);
+    const refs = payments.map((p) => field(p, 'paymentRefID'));
+    assert.ok(refs.every((r) => r !== ''), refs.join(' | '));
+    assert.equal(new Set(refs).size, refs.length, `unique: ${refs.join(' | ')}`);
+    assert.ok(refs.includes('VISA 4711-0001'), 'a payment with a UID keeps it');
+    const txs = [...xml.matchAll(/<cashtransaction>([\s\S]*?)<\/cashtransaction>/g)].map((m) => m[1] ?? '');
+    const registerId = field(xml.slice(xml.indexOf('<cashregister>')), 'registerID');
+    const last = txs[3] ?? '';
+    const transId = field(last, 'transID');
+    assert.deepEqual([...last.matchAll(/<paymentRefID>([^<]*)<\/paymentRefID>/g)].map((m) => m[1]), [1, 2, 3].map((n) => `${registerId}-${transId}-${n}`));
+    // a second export writes the same references
+    const again = Buffer.from(await (await request(`${svc.url}/export?type=saft`)).body.arrayBuffer());
+    const xml2 = Object.entries(await unzip(again, tempDir('efr-dk-chain-y-'))).find(([n]) => n.endsWith('.xml'))?.[1] ?? '';
+    assert.deepEqual([...xml2.matchAll(/<paymentRefID>([^<]*)<\/paymentRefID>/g)].map((m) => m[1]), refs);
+
+    writeFileSync(w('export.zip'), zip);
+    const good = efrVerify(w('export.zip'));
+    assert.equal(good.code, 0, good.out);
+    // a file that carries the certificate with its CA chain (as our earlier exports did) still verifies
+    const caPem = readFileSync(w('ca.pem'), 'utf8').trim();
+    const withChain = xml.replace(/(<certificateData>[\s\S]*?)(<\/certificateData>)/g, (_m, head: string, end: string) => `${head.trim()}\n${caPem}${end}`);
+    assert.equal(withChain.match(/BEGIN CERTIFICATE/g)?.length, 8);
+    writeFileSync(w('chain.zip'), await zipOf(xmlName, withChain));
+    const chained = efrVerify(w('chain.zip'));
+    assert.equal(chained.code, 0, chained.out);
+    // the CA first, the signer after it: still the signer's key
+    const caFirst = xml.replace(/<certificateData>([\s\S]*?)<\/certificateData>/g, (_m, leaf: string) => `<certificateData>${caPem}\n${leaf.trim()}</certificateData>`);
+    writeFileSync(w('ca-first.zip'), await zipOf(xmlName, caFirst));
+    const reordered = efrVerify(w('ca-first.zip'));
+    assert.equal(reordered.code, 0, reordered.out);
+  } finally {
+    await svc.close();
+  }
+});

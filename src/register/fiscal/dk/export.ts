@@ -1,7 +1,7 @@
 /**
  * GET /export?type=saft of a Danish register: a zip with the SAF-T Cash Register XML of the period
  * (`SAF-T Cash Register_<CVR>_<yyyymmddhhmmss>_1_1.xml`, saft-xml.ts), each cash transaction carrying the
- * certificate it was signed with, as the Danish validator reads it, and, when the period's first cash
+ * certificate it was signed with (that certificate alone, without its CA chain), as the Danish validator reads it, and, when the period's first cash
  * transaction is not nr 1, `previous-signature.txt` (`<registerID> <nr> <signature>` of the signed transaction
  * before it). The XML is streamed into the zip from the journal read in passes (saft-cash-register/passes.ts).
  */
@@ -14,6 +14,7 @@ import type { SaftScan } from '../saft-cash-register/passes.js';
 import { previousSignatureLine } from '../saft-cash-register/previous-signature.js';
 import { danishSaftFileName, danishSaftXmlChunks } from './saft-xml.js';
 import { cvrOf } from './cvr.js';
+import { signingCertificatePem } from './certificate-data.js';
 
 export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   const { ctx, reg, period } = req;
@@ -23,7 +24,11 @@ export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   // every installed certificate is kept by serial: looked up once per serial
   const certificates = new Map<string, string | undefined>();
   const certificateOf = (serial: string): string | undefined => {
-    if (!certificates.has(serial)) certificates.set(serial, serial ? fiscalCertificatePem(ctx.dataDir, reg.state.rn, serial.toUpperCase()) : undefined);
+    if (!certificates.has(serial)) {
+      const chain = serial ? fiscalCertificatePem(ctx.dataDir, reg.state.rn, serial.toUpperCase()) : undefined;
+      // the stored PEM also holds the CA chain of the PKCS#12 file; certificateData is the signer's alone
+      certificates.set(serial, chain === undefined ? undefined : signingCertificatePem(chain, serial));
+    }
     return certificates.get(serial);
   };
   const created = ctx.clock.now();

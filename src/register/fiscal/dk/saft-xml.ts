@@ -12,8 +12,9 @@
  * - event `empID` (the record's operator or 'POS'), `reportEmpPayments` in X/Z reports;
  * - per cashtransaction the values that were signed (Fis: FN, TransID, TransType, EmpID, TransDate,
  *   TransTime, AmntIn, AmntEx) verbatim, `certificateData` = the PEM of the certificate with Fis.CertSerial,
- *   `voidTransaction` and `trainingID` always. companyIdent and registerID are the signed Fis.CompanyIdent
- *   and Fis.RegisterID (an error when the period's transactions disagree), else the CVR and `registerId`.
+ *   `voidTransaction` and `trainingID` always; every payment's `paymentRefID` (danishPaymentRefId).
+ *   companyIdent and registerID are the signed Fis.CompanyIdent and Fis.RegisterID (an error when the
+ *   period's transactions disagree), else the CVR and `registerId`.
  */
 import { createHash } from 'node:crypto';
 import { type Dec, ZERO, cmp, dec, parseDec, sign } from '../../../shared/money.js';
@@ -86,6 +87,20 @@ export function articleIdOf(line: Obj): string {
   return `D${createHash('sha256').update(text(line, 'Dsc') ?? '', 'utf8').digest('hex').slice(0, 16).toUpperCase()}`;
 }
 
+/**
+ * A payment's paymentRefID: its UID, else `<registerID>-<transID>-<n>` (the signed Fis.RegisterID and
+ * Fis.TransID, n its place in PayA from 1). The Danish validator wants one on every card and mobile payment
+ * (predefined basics 12002, 12003, 12011); every payment gets one, so a payment type the POS reports
+ * differently later cannot miss it. The derived value is read from the journal, so every export of the
+ * transaction writes the same, and register, transaction and line make it unique.
+ */
+export function danishPaymentRefId(tx: CashTx, pay: Obj, index: number): string {
+  const uid = (text(pay, 'UID') ?? '').trim();
+  if (uid) return uid;
+  const register = text(tx.fis, 'RegisterID') ?? text(tx.record, 'RN') ?? '';
+  return `${register}-${text(tx.fis, 'TransID') ?? tx.sq}-${index + 1}`;
+}
+
 /** streetAddress (required in DK, all five parts): from `a`, then `fallback` (the company), else '-'. */
 function address(o: XmlOut, a: Obj, fallback: Obj): void {
   const has = Boolean(text(a, 'Adr') || text(a, 'City') || text(a, 'Zip'));
@@ -121,6 +136,7 @@ export const DK_PROFILE: SaftProfile = {
   taxRegIdent: (cvr) => cvr || undefined,
   address,
   txEmployee: txEmp,
+  paymentRefId: danishPaymentRefId,
   employeeNames: (id, full) => {
     const name = (full ?? '').trim();
     const [firstName, ...rest] = name ? name.split(/\s+/) : [id === POS_EMPLOYEE ? 'POS' : id];

@@ -6,20 +6,21 @@
  * `prev;nr;transID;transType;transDate;transTime;empID;transAmntIn;transAmntEx;registerID;companyIdent`
  * (the texts as written; registerID of the cashregister, companyIdent of auditfile/company; prev = the
  * previous signature of the register, '0' for nr 1) under the public key of the transaction's own
- * `certificateData`; the signature must be the exact base64 of as many bytes as the key's modulus. A period
+ * `certificateData` (the signer's certificate; of a chain written there, the end of the chain); the signature must be the exact base64 of as many bytes as the key's modulus. A period
  * export's first transaction is chained to the line `<registerID> <nr> <signature>` of
  * `previous-signature.txt` (the transaction before the period; the first nr must be that nr + 1); without it
  * a register starting mid-chain has its first one unchecked ("N-1 of N signatures verified"). The SHA-256
  * fingerprint of every certificate used is printed, and `--key <certificate or public key PEM>` pins it:
  * a signature by another key is a failure. Names the first broken one.
  */
-import { X509Certificate, verify as verifySignature } from 'node:crypto';
+import { type X509Certificate, verify as verifySignature } from 'node:crypto';
 import type { VerifyOutcome } from '../verifiers.js';
 import { type ChainReport, type ChainVerifyOptions, describeChainReport, isCanonicalBase64, verifyChains } from '../saft-cash-register/chain.js';
 import { readExportInput, readExportZip } from '../saft-cash-register/export-input.js';
 import { keyFingerprint, readPinnedKeys } from '../saft-cash-register/pinned-keys.js';
 import { PREVIOUS_SIGNATURE_FILE, parsePreviousSignatures, previousBeside } from '../saft-cash-register/previous-signature.js';
 import { readSaftCashRegisters } from '../saft-cash-register/read-registers.js';
+import { certificateOfData } from './certificate-data.js';
 
 export const DK_NAMESPACE = 'urn:StandardAuditFile-Taxation-CashRegister:DK';
 
@@ -84,22 +85,12 @@ function isSignatureForm(s: string, bits: number | undefined): boolean {
   return bits !== undefined && isCanonicalBase64(s) && Buffer.from(s, 'base64').length * 8 === bits;
 }
 
-/** A PEM certificate (line breaks as the validator tolerates them) as an X509Certificate, or why not. */
-function certificateOf(pem: string, cache: Map<string, X509Certificate | string>): X509Certificate | string {
-  const known = cache.get(pem);
+/** The signer's certificate of a certificateData (certificate-data.ts), or why not; read once per text. */
+function certificateOf(data: string, cache: Map<string, X509Certificate | string>): X509Certificate | string {
+  const known = cache.get(data);
   if (known !== undefined) return known;
-  let result: X509Certificate | string;
-  const body = pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
-  if (!body) result = 'the certificateData is empty';
-  else {
-    try {
-      const lines = body.match(/.{1,64}/g) ?? [];
-      result = new X509Certificate(`-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`);
-    } catch (e) {
-      result = `the certificateData is not a certificate: ${e instanceof Error ? e.message : String(e)}`;
-    }
-  }
-  cache.set(pem, result);
+  const result = certificateOfData(data);
+  cache.set(data, result);
   return result;
 }
 

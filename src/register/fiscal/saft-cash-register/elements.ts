@@ -218,15 +218,15 @@ export function writeTransaction(o: XmlOut, p: SaftProfile, tx: CashTx, copyCoun
     o.leaf('roundingAmnt', money2(rounding));
     o.close('rounding');
   }
-  for (const pay of pays) {
-    if ((text(pay, 'PayG') ?? '').toLowerCase() === 'rounding') continue;
+  pays.forEach((pay, index) => {
+    if ((text(pay, 'PayG') ?? '').toLowerCase() === 'rounding') return;
     o.open('payment');
     o.leaf('paymentType', paymentTypeOf(text(pay, 'PayG')));
     o.leaf('paidAmnt', money2(amount(text(pay, 'Amt'))));
     o.leaf('empID', emp, p.idMax);
-    o.leaf('paymentRefID', text(pay, 'UID'), 999);
+    o.leaf('paymentRefID', p.paymentRefId ? p.paymentRefId(tx, pay, index) : text(pay, 'UID'), 999);
     o.close('payment');
-  }
+  });
   o.leaf('signature', text(fis, 'Signature') ?? '', 999);
   o.leaf('keyVersion', text(fis, 'KeyVersion') ?? '1', 50);
   if (pem !== undefined) o.leaf('certificateData', pem.trim());

@@ -79,6 +79,11 @@ export interface SaftProfile extends ReportVat {
    * companyIdent and registerID the signed Fis.CompanyIdent and Fis.RegisterID of the period
    */
   signedFields: boolean;
+  /**
+   * a payment's paymentRefID (`index` its place in PayA, from 0); without it, the payment's UID when it has
+   * one. A country whose validator wants a reference on every card payment derives one.
+   */
+  paymentRefId?(tx: CashTx, pay: Obj, index: number): string | undefined;
   /** the elements a country requires on top (Denmark): periods, articles, employees, basics always, reportEmpPayments, certificateData */
   required?: {
     /** the employee of events and transactions without an operator */
