@@ -1,6 +1,8 @@
 /** /cfg, /profile, /state and the result-code settings over real HTTP. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type TestService, get, post, sale, startTestService } from './helpers.js';
@@ -39,6 +41,14 @@ describe('/cfg', () => {
     assert.equal(r.json.CfgC.Result.RC, 'OK');
     assert.equal(typeof r.json.CfgC.SQ, 'number');
     assert.equal(cfgRecords(), 1);
+    // the result record: SQ, Result, ESR (when it was recorded) and Fis, the journal's signature of the record
+    assert.match(r.json.CfgC.ESR.D, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    const { Payload, Signature } = r.json.CfgC.Fis;
+    assert.match(Payload, new RegExp(`^EFR1;def;${r.json.CfgC.SQ};Cfg;`));
+    const publicKey = readFileSync(join(svc.dataDir, 'keys', 'instance.pub.pem'), 'utf8');
+    assert.ok(verify('sha256', Buffer.from(Payload), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(Signature, 'base64')), 'signed by the instance key');
+    const xmlAnswer = await post(`${svc.url}/cfg`, cfg, { accept: 'application/xml' });
+    assert.match(xmlAnswer.text, new RegExp(`<CfgC SQ="${r.json.CfgC.SQ}"><Result RC="OK"><Warning>[^<]*identical[^<]*</Warning></Result><ESR D="${r.json.CfgC.ESR.D}"/><Fis><Payload>${Payload}</Payload><Signature>${Signature.replace(/[+/]/g, '\\$&')}</Signature></Fis></CfgC>`));
     const back = await get(`${svc.url}/cfg`);
     assert.deepEqual(back.json, cfg);
     const xml = await get(`${svc.url}/cfg`, { accept: 'text/xml' });

@@ -52,6 +52,13 @@ export function answerOf(sealed: Sealed, extra: { errorCode?: ErrorCode; warning
     body.ESR = out;
   }
   if (isObj(data.Z)) body.Z = data.Z;
+  if (type === 'Cfg') {
+    // the result record of POST /cfg (SQ, Result, ESR, Fis): when it was recorded, and the journal's signature of it
+    const ts = str(data, 'TS');
+    if (ts !== undefined) body.ESR = { D: ts };
+    const payload = signingPayload(data, sealed.hash.toString('hex'));
+    body.Fis = { Payload: payload, Signature: sealed.sig.toString('base64') };
+  }
   const fis = data.Fis;
   if (isObj(fis)) {
     if (fis.Signature === undefined && fis.Code === undefined && type === 'Tra') {

@@ -5,6 +5,7 @@ import { type Obj, bodyFormat, contentType, decodeBody } from '../codec/index.js
 import { saveCfg } from '../cfg.js';
 import type { ServiceContext } from '../context.js';
 import { remember } from '../record-writer.js';
+import { answerOf, sealedOf } from '../record-answer.js';
 import { saveProfile } from '../save-profile.js';
 import { registerNumber, rnOfQuery } from '../register-number.js';
 import { STATE_BOOLEANS, STATE_NUMBERS, stateRecord } from '../state-record.js';
@@ -62,8 +63,11 @@ export function configRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       if (scope) checkRegisterScope(ctx, scope, rn);
       const reg = await ctx.registers.getOrCreate(rn);
       const outcome = await saveCfg(ctx, reg, doc.body);
-      const body: Obj = { SQ: String(outcome.sq), Result: outcome.warnings.length ? { RC: 'OK', Warning: outcome.warnings } : { RC: 'OK' } };
       if (outcome.sealed) remember(reg, 'Cfg', outcome.sealed);
+      // the record in force: the one just made, or the identical one recorded before
+      const record = outcome.sealed ?? (outcome.sq > 0 ? await ctx.registers.record(reg, outcome.sq).then((r) => (r ? sealedOf(r) : undefined)) : undefined);
+      const body: Obj = record ? answerOf(record).body : { SQ: String(outcome.sq) };
+      body.Result = outcome.warnings.length ? { RC: 'OK', Warning: outcome.warnings } : { RC: 'OK' };
       return sendDoc(res, formatOf(req), 'CfgC', body);
     }),
   );
