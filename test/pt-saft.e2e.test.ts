@@ -135,8 +135,12 @@ test('Portugal: FS, FT and NC documents, chains across a restart, QR code, SAF-T
     const m2 = `2026-03-10;2026-03-10T09:05:00;FS A7/2;36.10;${h1}`;
     assert.equal(f2.Payload, m2, 'chained to FS A7/1');
     assert.ok(signed(key, m2, f2.Signature));
-    const q2 = qrFields(f2.Code).filter(([k]) => /^[IJK]/.test(k));
-    assert.deepEqual(q2, [['I1', 'PT'], ['I7', '10.00'], ['I8', '2.30'], ['J1', 'PT-AC'], ['J7', '10.00'], ['J8', '1.60'], ['K1', 'PT-MA'], ['K7', '10.00'], ['K8', '2.20']]);
+    const h2: string = f2.Signature;
+    assert.deepEqual(qrFields(f2.Code), [
+      ['A', '599999993'], ['B', '999999990'], ['C', 'PT'], ['D', 'FS'], ['E', 'N'], ['F', '20260310'], ['G', 'FS A7/2'], ['H', 'AAJFJ4VR9K-2'],
+      ['I1', 'PT'], ['I7', '10.00'], ['I8', '2.30'], ['J1', 'PT-AC'], ['J7', '10.00'], ['J8', '1.60'], ['K1', 'PT-MA'], ['K7', '10.00'], ['K8', '2.20'],
+      ['N', '6.10'], ['O', '36.10'], ['Q', `${h2[0]}${h2[10]}${h2[20]}${h2[30]}`], ['R', '1234'],
+    ]);
     assert.equal(tag(f2, 'ATCUD'), 'AAJFJ4VR9K-2');
 
     // 3. an invoice with a customer: FT, a series of its own starting its own chain
@@ -595,5 +599,44 @@ test('Portugal: a SAF-T PT file is of one fiscal year', async () => {
   } finally {
     await svc.stop();
     rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('Portugal: the QR code\'s tax blocks: mainland I, Azores J, Madeira K in a document of several spaces; a single space in I', async () => {
+  const svc = await startTestService({ clock: new ManualClock(new Date(2026, 2, 10, 9, 0, 0)), dataDir: tempDir('efr-pt-qr-') });
+  try {
+    assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', Attributes: ATTRS })).status, 200);
+    assert.equal((await post(`${svc.url}/cfg`, CFG)).status, 200);
+    const blocks = async (positions: Pos[]): Promise<Array<[string, string]>> => {
+      const r = await post(`${svc.url}/register`, tra(positions));
+      assert.equal(r.status, 200, r.text);
+      return qrFields(r.json.TraC.Fis.Code).filter(([k]) => /^[IJKNO]/.test(k));
+    };
+    // mainland 23 % and 6 %, the Azores 16 % and 4 %, Madeira 22 % and 12 %, each block field by field
+    assert.deepEqual(await blocks([
+      { Dsc: 'Vinho do Porto', TaxG: 'A', Amt: '12.30' },
+      { Dsc: 'Pão', TaxG: 'C', Amt: '1.06' },
+      { Dsc: 'Queijo São Jorge', TaxG: 'H', Amt: '11.60' },
+      { Dsc: 'Ananás', TaxG: 'J', Amt: '5.20' },
+      { Dsc: 'Bolo do caco', TaxG: 'E', Amt: '12.20' },
+      { Dsc: 'Poncha', TaxG: 'F', Amt: '5.60' },
+    ]), [
+      ['I1', 'PT'], ['I3', '1.00'], ['I4', '0.06'], ['I7', '10.00'], ['I8', '2.30'],
+      ['J1', 'PT-AC'], ['J3', '5.00'], ['J4', '0.20'], ['J7', '10.00'], ['J8', '1.60'],
+      ['K1', 'PT-MA'], ['K5', '5.00'], ['K6', '0.60'], ['K7', '10.00'], ['K8', '2.20'],
+      ['N', '6.96'], ['O', '47.96'],
+    ]);
+    // the Azores and Madeira without the mainland: J and K, no I
+    assert.deepEqual(await blocks([{ Dsc: 'Queijo São Jorge', TaxG: 'H', Amt: '11.60' }, { Dsc: 'Bolo do caco', TaxG: 'E', Amt: '12.20' }]), [
+      ['J1', 'PT-AC'], ['J7', '10.00'], ['J8', '1.60'], ['K1', 'PT-MA'], ['K7', '10.00'], ['K8', '2.20'], ['N', '3.80'], ['O', '23.80'],
+    ]);
+    // the mainland and Madeira: I and K
+    assert.deepEqual(await blocks([{ Dsc: 'Vinho do Porto', TaxG: 'A', Amt: '12.30' }, { Dsc: 'Bolo do caco', TaxG: 'E', Amt: '12.20' }]), [
+      ['I1', 'PT'], ['I7', '10.00'], ['I8', '2.30'], ['K1', 'PT-MA'], ['K7', '10.00'], ['K8', '2.20'], ['N', '4.50'], ['O', '24.50'],
+    ]);
+    // one space only, the Azores: in I (the AT's example 7, I1:PT-AC)
+    assert.deepEqual(await blocks([{ Dsc: 'Queijo São Jorge', TaxG: 'H', Amt: '11.60' }]), [['I1', 'PT-AC'], ['I7', '10.00'], ['I8', '1.60'], ['N', '1.60'], ['O', '11.60']]);
+  } finally {
+    await svc.close();
   }
 });

@@ -24,10 +24,19 @@ test('NIF check digits (mod 11); the company NIF with or without PT', () => {
   assert.equal(companyNif('ES599999993'), undefined);
 });
 
-test('QR tax blocks: the first space in I, then the Azores in J and Madeira in K; no VAT line gives I1:0', () => {
+test('QR tax blocks: of several spaces the mainland in I, the Azores in J, Madeira in K; one space in I; no VAT line gives I1:0', () => {
+  // one space: I, whichever it is (the AT's examples 6 and 7)
   assert.deepEqual(taxBlocks([tax('16', '1', '0.16')]), [['I', 'PT-AC']]);
-  assert.deepEqual(taxBlocks([tax('22', '1', '0.22'), tax('4', '1', '0.04')]), [['I', 'PT-AC'], ['K', 'PT-MA']]);
+  assert.deepEqual(taxBlocks([tax('22', '1', '0.22')]), [['I', 'PT-MA']]);
+  assert.deepEqual(taxBlocks([tax('23', '1', '0.23')]), [['I', 'PT']]);
+  // several: each space its own block (the AT's example 1)
+  assert.deepEqual(taxBlocks([tax('22', '1', '0.22'), tax('4', '1', '0.04')]), [['J', 'PT-AC'], ['K', 'PT-MA']]);
   assert.deepEqual(taxBlocks([tax('5', '1', '0.05'), tax('23', '1', '0.23')]), [['I', 'PT'], ['K', 'PT-MA']]);
+  assert.deepEqual(taxBlocks([tax('9', '1', '0.09'), tax('6', '1', '0.06')]), [['I', 'PT'], ['J', 'PT-AC']]);
+  assert.deepEqual(taxBlocks([tax('12', '1', '0.12'), tax('16', '1', '0.16'), tax('13', '1', '0.13')]), [['I', 'PT'], ['J', 'PT-AC'], ['K', 'PT-MA']]);
+  // the Azores and Madeira without the mainland, field by field
+  const islands = qrText({ ...base, taxes: [tax('22', '10.00', '2.20'), tax('4', '5.00', '0.20'), tax('16', '10.00', '1.60')], taxPayable: dec('4.00'), grossTotal: dec('29.00') });
+  assert.deepEqual(islands.split('*'), ['A:599999993', 'B:999999990', 'C:PT', 'D:FS', 'E:N', 'F:20260310', 'G:FS A/1', 'H:0', 'J1:PT-AC', 'J3:5.00', 'J4:0.20', 'J7:10.00', 'J8:1.60', 'K1:PT-MA', 'K7:10.00', 'K8:2.20', 'N:4.00', 'O:29.00', 'Q:abcd', 'R:0']);
   assert.equal(qrText({ ...base, taxes: [] }), 'A:599999993*B:999999990*C:PT*D:FS*E:N*F:20260310*G:FS A/1*H:0*I1:0*N:0.00*O:0.00*Q:abcd*R:0');
   // two elements of one rate add up; fields in numeric order whatever the order of the taxes
   const q = qrText({ ...base, taxes: [tax('23', '10.00', '2.30'), tax('0', '5.00', '0.00'), tax('23', '1.00', '0.23'), tax('13', '2.00', '0.26')] });
