@@ -13,6 +13,7 @@ import * as asn1js from 'asn1js';
 import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { parseLog } from '../src/register/fiscal/de/log-message.js';
+import { type DecodedOperation, decodeSystemOperationData } from '../src/register/fiscal/de/system-operations.js';
 import { tseDir } from '../src/register/fiscal/de/tse.js';
 import { ROOT, get, post, startTestService, tempDir } from './helpers.js';
 import { request } from 'undici';
@@ -157,8 +158,22 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     assert.ok(names.includes('info.csv'));
     const certFile = names.find((n) => n.endsWith('_X509.cer')) as string;
     writeFileSync(join(work, 'tse.cer'), files.get(certFile) as Buffer);
-    const x = spawnSync('openssl', ['x509', '-inform', 'DER', '-in', join(work, 'tse.cer'), '-noout', '-subject'], { encoding: 'utf8' });
-    assert.match(x.stdout, /efr software TSE/, x.stderr);
+    const x = spawnSync('openssl', ['x509', '-inform', 'DER', '-in', join(work, 'tse.cer'), '-noout', '-subject', '-ext', 'keyUsage'], { encoding: 'utf8' });
+    const serialHex = certFile.slice(0, 64);
+    assert.match(x.stdout, new RegExp(`subject=CN ?= ?${serialHex}, ?serialNumber ?= ?${serialHex}, ?O ?= ?efr`), x.stdout + x.stderr);
+    assert.match(x.stdout, /Digital Signature/, 'a signing key, not a CA');
+    // the system logs of the export in TR-03151's layout, decoded field by field
+    const sys = names.filter((n) => n.includes('_Log-Sys_')).map((n) => ({ n, p: parseLog(files.get(n) as Buffer) }));
+    assert.deepEqual(sys.map(({ p }) => p.operationType), ['initialize', 'updateTime', 'exportData']);
+    for (const { n, p } of sys) {
+      assert.equal(p.certified.size, 2, `${n}: operationType [0] and systemOperationData [1]`);
+      assert.ok(n.endsWith(`_Log-Sys_${p.operationType}.log`), n);
+    }
+    const [init, time, exp] = sys.map(({ p }) => decodeSystemOperationData(p.operationType as string, p.systemOperationData as Buffer)) as [DecodedOperation, DecodedOperation, DecodedOperation];
+    assert.deepEqual(init, { fields: { description: 'efr software TSE' }, bare: false });
+    assert.deepEqual(time.fields, { timeBeforeUpdate: sys[0]?.p.signatureCreationTime, timeAfterUpdate: sys[1]?.p.signatureCreationTime });
+    assert.deepEqual(sys[2]?.p.systemOperationData, Buffer.from('3000', 'hex'), 'a whole export: exportData without dates or counter');
+    assert.deepEqual(exp.fields, {});
     const verifyTar = (path: string): { code: number | null; out: string } => {
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'de', path], { cwd: ROOT, encoding: 'utf8' });
       return { code: r.status, out: `${r.stdout}${r.stderr}` };
@@ -166,6 +181,7 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     const ok = verifyTar(tarPath);
     assert.equal(ok.code, 0, ok.out);
     assert.match(ok.out, new RegExp(`OK: ${logs.length + 1} log messages`));
+    assert.match(ok.out, /signature counters 1 to \d+ \(from the TSE's first log message\); certificate [0-9a-f]{64}_X509\.cer, self-signed/);
     const victim = names.find((n) => /_Sig-5_/.test(n)) as string;
     const changed = Buffer.from(files.get(victim) as Buffer);
     changed[20] = (changed[20] as number) ^ 1;

@@ -39,8 +39,11 @@ export async function exportTse(ctx: ServiceContext, reg: Register, period: Date
   const d = formatLocalDateTime(now);
   let throughCounter = 0n;
   await appendRecord(ctx, reg, { type: 'log', data: { TS: d, Event: 'TSE exportData' }, index: { d } }, (): Obj => {
-    const what = period.afterCounter !== undefined ? `signatureCounter>${period.afterCounter}` : `${period.from ?? ''}..${period.till ?? ''}`;
-    const fis = systemEventFis(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'exportData', Buffer.from(what));
+    const fis = systemEventFis(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), {
+      operationType: 'exportData',
+      ...(from !== undefined ? { startDate: from } : {}), ...(till !== undefined ? { endDate: till } : {}),
+      ...(period.afterCounter !== undefined ? { previousSignatureCounter: period.afterCounter } : {}),
+    });
     throughCounter = BigInt(reg.state.country['de|sigCnt'] ?? '0');
     return fis;
   });

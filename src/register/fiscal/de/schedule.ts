@@ -24,7 +24,7 @@ import { writeStreamAtomic } from '../../../shared/files.js';
 import { timeOfDay } from '../../profile/attributes.js';
 import { countryOf } from '../country.js';
 import { dsfinvkZip, exportTse } from './exports.js';
-import { systemEventFis } from './system-events.js';
+import { TSE_DESCRIPTION, systemEventFis } from './system-events.js';
 import { openTse, tseDir } from './tse.js';
 
 const DEFAULT_SELF_TEST = '03:05:00';
@@ -116,6 +116,7 @@ async function selfTest(ctx: ServiceContext, reg: Register, now: Date, today: st
   const stamp = formatLocalDateTime(now);
   await appendRecord(ctx, reg, { type: 'log', data: { TS: stamp, Event: 'TSE selfTest' }, index: { d: stamp } }, (): Obj => {
     reg.state.country['de|selfTest'] = today;
-    return systemEventFis(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), 'selfTest', Buffer.alloc(0));
+    // the software TSE's only component is its key: the test passed when it signs this very log
+    return systemEventFis(reg.state.country, tse, BigInt(Math.floor(now.getTime() / 1000)), { operationType: 'selfTest', componentName: TSE_DESCRIPTION, result: true });
   });
 }

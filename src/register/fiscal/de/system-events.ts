@@ -1,11 +1,16 @@
 /**
  * The TSE's own log messages around the transactions: the system logs (initialize, updateTime, and the
- * events the service asks for: selfTest, exportData), and the audit log written when the TSE answers again
- * after a failure; with the counters and times they advance in the register's country state.
+ * operations the service asks for: selfTest, exportData), each a TR-03151 SystemLogMessage with its
+ * operation's systemOperationData (system-operations.ts), and the audit log written when the TSE answers
+ * again after a failure; with the counters and times they advance in the register's country state.
  */
 import type { Obj } from '../../codec/index.js';
 import { OID, auditLog, auditSignedPart, systemLog, systemSignedPart } from './log-message.js';
+import { type SystemOperation, encodeSystemOperationData } from './system-operations.js';
 import type { Tse } from './tse.js';
+
+/** What the TSE names itself in its initialization (initialize's description) and its self test. */
+export const TSE_DESCRIPTION = 'efr software TSE';
 
 /**
  * The logs the TSE writes before a transaction or system event when due: the system log of its initialization (once,
@@ -16,14 +21,15 @@ import type { Tse } from './tse.js';
 export function preambleLogs(c: Record<string, string>, tse: Tse, now: bigint): Obj {
   const out: Obj = {};
   if (c['de|initialized'] !== '1') {
-    const log = systemEvent(c, tse, now, 'initialize', Buffer.alloc(0));
+    const log = systemEvent(c, tse, now, { operationType: 'initialize', description: TSE_DESCRIPTION });
     if (!log) return out; // tried again with the next transaction
     c['de|initialized'] = '1';
     out.LogInit = log.toString('base64');
   }
   const last = BigInt(c['de|lastTime'] ?? '0');
   if (!clockSet.has(tse) || now < last) {
-    const log = systemEvent(c, tse, now, 'updateTime', Buffer.from(`timeBeforeUpdate=${last};timeAfterUpdate=${now}`, 'ascii'));
+    // the software TSE reads the host's clock: before the update its time is the last it logged (0 before any)
+    const log = systemEvent(c, tse, now, { operationType: 'updateTime', timeBeforeUpdate: last, timeAfterUpdate: now });
     if (!log) return out;
     clockSet.add(tse);
     out.LogTime = log.toString('base64');
@@ -43,18 +49,18 @@ export function preambleLogs(c: Record<string, string>, tse: Tse, now: bigint): 
   return out;
 }
 
-/** A system event with the logs due before it, as a record's Fis; `Failed` when the TSE does not answer. */
-export function systemEventFis(c: Record<string, string>, tse: Tse, now: bigint, eventType: string, eventData: Buffer): Obj {
+/** A system operation with the logs due before it, as a record's Fis; `Failed` when the TSE does not answer. */
+export function systemEventFis(c: Record<string, string>, tse: Tse, now: bigint, op: SystemOperation): Obj {
   const pre = preambleLogs(c, tse, now);
-  const log = c['de|initialized'] === '1' ? systemEvent(c, tse, now, eventType, eventData) : undefined;
+  const log = c['de|initialized'] === '1' ? systemEvent(c, tse, now, op) : undefined;
   return { ...pre, ...(log ? { LogSystem: log.toString('base64') } : { Failed: 'TSE ausgefallen' }) };
 }
 
-/** Signs a system event of the TSE with the next signature counter; undefined when the TSE does not answer. */
-export function systemEvent(c: Record<string, string>, tse: Tse, now: bigint, eventType: string, eventData: Buffer): Buffer | undefined {
+/** Signs the system log of an operation with the next signature counter; undefined when the TSE does not answer. */
+export function systemEvent(c: Record<string, string>, tse: Tse, now: bigint, op: SystemOperation): Buffer | undefined {
   const counter = BigInt(c['de|sigCnt'] ?? '0') + 1n;
   const env = { certifiedDataType: OID.systemLog, serialNumber: tse.serial, signatureCounter: counter, signatureCreationTime: now };
-  const event = { eventType, eventOrigin: 'SE-API', eventTriggeredByUser: 'efr', eventData };
+  const event = { operationType: op.operationType, systemOperationData: encodeSystemOperationData(op) };
   const signature = tse.sign(systemSignedPart(env, event));
   if (!signature) {
     noteFailure(c, now);
