@@ -10,7 +10,7 @@ import type { ServiceContext } from './context.js';
 import { type BusinessCase, classify } from './esr/business-case.js';
 import { formatLocalDateTime, yearOf } from './esr/datetime.js';
 import { identityOf, normalizeTra } from './esr/normalize.js';
-import { checkRules, checkShape } from './esr/validate.js';
+import { checkRules, checkShape, invoiceCustomerWarnings } from './esr/validate.js';
 import { moduleFor } from './fiscal/registry.js';
 import type { JournalRecord, RecordType, RegisterState, TransactionType } from './journal/types.js';
 import { StaleAttempt } from './journal/group-commit.js';
@@ -122,12 +122,13 @@ function checkTransaction(ctx: ServiceContext, state: RegisterState, type: Trans
   const before = module.authority && type === 'Tra' ? classify(esrIn) : undefined;
   const outside = before !== undefined && (!before.fiscal || before.flags.includes('test') || module.isTraining?.(esrIn) === true);
   const next = (tl: string, tt: string, y: number): string => (outside ? `${before.kind.toUpperCase()}-${state.sq + 1}` : nextTn(state, tl, tt, y));
-  const norm = normalizeTra(esrIn, { now, letters: module.letters, assignTn: type === 'Tra', nextTn: next });
+  const settings = ctx.profiles.settings(state.rn);
+  const norm = normalizeTra(esrIn, { now, letters: module.letters, assignTn: type === 'Tra', nextTn: next, testDd: settings.eDocTestNormalize });
   const bc: BusinessCase = classify(norm.esr);
   if (!bc.flags.includes('test') && module.isTraining?.(norm.esr)) bc.flags.push('test');
-  checkRules(norm.esr, { now, normalizeDays: ctx.profiles.settings(state.rn).normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type !== 'Tra' });
+  checkRules(norm.esr, { now, normalizeDays: settings.normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type !== 'Tra' });
   module.validate(norm.esr, bc);
-  return { esr: norm.esr, bc, warnings: norm.warnings, tnGenerated: norm.generated.TN };
+  return { esr: norm.esr, bc, warnings: [...norm.warnings, ...invoiceCustomerWarnings(norm.esr, bc)], tnGenerated: norm.generated.TN };
 }
 
 /** The first request of a register that does not exist yet is checked before the register is created. */

@@ -16,6 +16,13 @@ export interface NormalizeContext {
   assignTn?: boolean;
   /** The next automatic TN of TL/TT in the given year. */
   nextTn(tl: string, tt: string, year: number): string;
+  /** eDoc_testNormalize: a plain 2-letter DD gets the suffix -TEST (the country's test delivery system) */
+  testDd?: boolean;
+}
+
+/** DD as eDoc_testNormalize has it: a plain 2-letter value gets `-TEST`; any other value was chosen on purpose and stays. */
+export function testDeliverySystem(dd: string): string {
+  return /^[A-Za-z]{2}$/.test(dd) ? `${dd}-TEST` : dd;
 }
 
 export interface Normalized {
@@ -55,6 +62,9 @@ export function normalizeTra(esr: Obj, ctx: NormalizeContext): Normalized {
     const v = textLines(esr[key]);
     if (v !== undefined) esr[key] = v;
   }
+
+  const dd = str(esr, 'DD');
+  if (ctx.testDd && dd !== undefined) esr.DD = testDeliverySystem(dd);
 
   const { tl, tt } = identityOf(esr);
   esr.TT = tt;

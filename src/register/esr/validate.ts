@@ -10,6 +10,7 @@ import type { TaxLetters } from '../fiscal/tax-letters.js';
 import { parseLocalDateTime, isDate, formatLocalDateTime } from './datetime.js';
 import { type FieldType, ESR_FIELDS, LINE_FIELDS, LINE_REQUIRED, LINE_TYPES_OF, describe } from './fields.js';
 import { amountsPerTax, analyzePositions, articleKey, isMod, isPos, qtyOf, sumOf } from './tax.js';
+import type { BusinessCase } from './business-case.js';
 
 function checkValue(field: string, value: Value, type: FieldType): void {
   if (typeof value !== 'string') {
@@ -205,4 +206,21 @@ export function checkRules(esr: Obj, ctx: RuleContext): void {
       }
     });
   }
+}
+
+/** The customer fields the spec requires on an invoice in every country. */
+export const INVOICE_CUSTOMER_FIELDS = ['Nam', 'Adr', 'Zip', 'City'] as const;
+
+/**
+ * The spec requires Ctm with Nam, Adr, Zip and City on invoices "in all countries", but says such
+ * requirements per business case are not enforced as schema rules: a missing one is a Warning naming the
+ * field, and the invoice is registered (as missing "required" Cfg fields are). A country whose law needs
+ * more refuses in its own module.
+ */
+export function invoiceCustomerWarnings(esr: Obj, bc: BusinessCase): string[] {
+  if (!bc.fiscal || !bc.flags.includes('invoice')) return [];
+  const need = `an invoice names its customer with ${INVOICE_CUSTOMER_FIELDS.join(', ')}`;
+  const ctm = esr.Ctm;
+  if (!isObj(ctm)) return [`ESR.Ctm is missing: ${need}`];
+  return INVOICE_CUSTOMER_FIELDS.filter((f) => (str(ctm, f) ?? '').trim() === '').map((f) => `ESR.Ctm.${f} is missing: ${need}`);
 }

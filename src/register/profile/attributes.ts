@@ -35,6 +35,8 @@ export interface Settings {
   ioNosync: boolean;
   /** Tra_DH: the /register answer carries the document handle (online mode; src/register/recorder/tra-dh.ts) */
   traDh: boolean;
+  /** eDoc_testNormalize: a plain 2-letter ESR.DD is journaled with the suffix -TEST */
+  eDocTestNormalize: boolean;
   raw: AttributeMap;
 }
 
@@ -50,6 +52,7 @@ export function settingsOf(raw: AttributeMap): Settings {
     respond200: truthy(raw.get('httpserver_respond200')),
     ioNosync: truthy(raw.get('io_nosync')),
     traDh: truthy(raw.get('tra_dh')),
+    eDocTestNormalize: truthy(raw.get('edoc_testnormalize')),
     raw,
   };
   if (testRc === 'BAD' || testRc === 'NO') s.testRc = testRc;
