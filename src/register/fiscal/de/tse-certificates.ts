@@ -54,8 +54,8 @@ export function readCertificates(files: ReadonlyMap<string, Buffer>): Certificat
   return { certificates };
 }
 
-/** A certificate that may sign others (keyCertSign, or a CA's basic constraints). */
-export const isCa = (c: X509Certificate): boolean => c.ca || (c.keyUsage ?? []).includes('keyCertSign') || /CertSign/i.test((c.keyUsage ?? []).join(','));
+/** A CA's certificate (basic constraints cA): it signs certificates, never log messages. */
+export const isCa = (c: X509Certificate): boolean => c.ca;
 
 export type ChainResult = { ok: true; text: string } | { ok: false; file: string; reason: string };
 

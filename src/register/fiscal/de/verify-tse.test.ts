@@ -189,3 +189,13 @@ test('efr verify --country de reads the TAR from disk and says so when the file 
   assert.equal(bad.ok, false);
   assert.match(bad.text, /^BROKEN at .*junk\.tar: .*not a readable TAR/);
 });
+
+test('a system log in the layout this service wrote before verifies and is counted in the result', () => {
+  const legacy = vendorLog(s.tse.key, s.tse.serial, {
+    kind: 'system', counter: 5n, time: T0,
+    certified: [[0, Buffer.from('initialize')], [1, Buffer.from('SE-API')], [2, Buffer.from('efr')], [3, Buffer.alloc(0)]],
+  });
+  const r = verifyTse(files((m) => m.set(name('registerClient'), legacy)));
+  assert.equal(r.ok, true, describeTseReport(r));
+  assert.match(describeTseReport(r), /1 system log\(s\) in the layout this service wrote before TR-03151's SystemLogMessage/);
+});
