@@ -181,7 +181,7 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     const ok = verifyTar(tarPath);
     assert.equal(ok.code, 0, ok.out);
     assert.match(ok.out, new RegExp(`OK: ${logs.length + 1} log messages`));
-    assert.match(ok.out, /signature counters 1 to \d+ \(from the TSE's first log message\); certificate [0-9a-f]{64}_X509\.cer, self-signed/);
+    assert.match(ok.out, /signature counters 1 to \d+ \(from the TSE's first log message\), ending with the export's own exportData log; certificate [0-9a-f]{64}_X509\.cer, self-signed/);
     const victim = names.find((n) => /_Sig-5_/.test(n)) as string;
     const changed = Buffer.from(files.get(victim) as Buffer);
     changed[20] = (changed[20] as number) ^ 1;
@@ -261,10 +261,14 @@ test('scheduled backups: the TSE export after each Z and daily at TSE_BackupAt, 
     assert.equal(files.filter((f) => /^dsfinvk-20261121-040100\.zip$/.test(f)).length, 1, files.join(' '));
     // each TAR verifies; the second holds only what came after the first
     const [first, second] = files.filter((f) => f.endsWith('.tar')) as [string, string];
-    for (const f of [first, second]) {
+    const outs = [first, second].map((f) => {
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'de', join(backups, f)], { cwd: ROOT, encoding: 'utf8' });
       assert.equal(r.status, 0, `${f}: ${r.stdout}${r.stderr}`);
-    }
+      return r.stdout;
+    });
+    assert.match(outs[0] ?? '', /signature counters 1 to (\d+) \(from the TSE's first log message\)/);
+    const end = /signature counters 1 to (\d+)/.exec(outs[0] ?? '')?.[1] ?? '';
+    assert.match(outs[1] ?? '', new RegExp(`signature counters ${Number(end) + 1} to \\d+ \\(the export starts in the middle of the TSE's series: counters 1 to ${end} are in earlier exports\\)`), outs[1]);
     const a = [...(await readTar(join(backups, first))).keys()].filter((n) => n.endsWith('.log'));
     const b = [...(await readTar(join(backups, second))).keys()].filter((n) => n.endsWith('.log'));
     assert.ok(a.some((n) => /_Log-Sys_initialize\.log$/.test(n)) && !b.some((n) => /_Log-Sys_initialize\.log$/.test(n)), b.join(' '));

@@ -152,3 +152,20 @@ test('the parser reads a system log in the layout this service wrote before, and
   assert.throws(() => parseLog(Buffer.from('3003020102', 'hex')), /no certifiedDataType/);
   assert.throws(() => parseLog(Buffer.concat([old, Buffer.from([0])])), /1 bytes after the log message/);
 });
+
+test('the parser reads an audit log in the layout this service wrote before (seAuditData before serialNumber)', () => {
+  const tse = fakeTse();
+  const text = Buffer.from('TSE did not answer', 'utf8');
+  const items = [
+    new asn1js.Integer({ value: 2 }), new asn1js.ObjectIdentifier({ value: OID.auditLog }), new asn1js.OctetString({ valueHex: text }),
+    new asn1js.OctetString({ valueHex: tse.serial }), new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: OID.ecdsaPlainSha256 })] }),
+    asn1js.Integer.fromBigInt(4n), asn1js.Integer.fromBigInt(1_700_000_000n),
+  ];
+  const signed = Buffer.concat(items.map((i) => Buffer.from(i.toBER(false))));
+  const old = Buffer.from(new asn1js.Sequence({ value: [...items, new asn1js.OctetString({ valueHex: tse.sign(signed) as Buffer })] }).toBER(false));
+  const p = parseLog(old);
+  assert.deepEqual(p.auditData, text);
+  assert.deepEqual(p.serialNumber, tse.serial);
+  assert.equal(p.signatureCounter, 4n);
+  assert.ok(verify('sha256', p.signed, { key: spki(tse), dsaEncoding: 'ieee-p1363' }, p.signatureValue));
+});

@@ -82,6 +82,18 @@ test("a vendor's partial export with a CA chain, other system operations and an 
   assert.match(text, new RegExp(`TSE ${s.tse.serial}: 11 log messages, signature counters 5 to 15`));
   assert.match(text, /starts in the middle of the TSE's series: counters 1 to 4 are in earlier exports/);
   assert.match(text, /chain verified up to the root in ROOT_CA_X509\.crt/);
+  assert.match(text, /ending at counter 15: a later log message, if any, is in a later export/);
+});
+
+test("a TSE certificate named for another serial than its key's", () => {
+  const wrong = 'ab'.repeat(32);
+  const r = verifyTse(files((m) => {
+    m.set(`${wrong}_X509.der`, m.get(name('tseCert')) as Buffer);
+    m.delete(name('tseCert'));
+  }));
+  assert.equal(r.ok, false);
+  assert.equal(r.broken?.file, `${wrong}_X509.der`);
+  assert.match(r.broken?.reason ?? '', new RegExp(`named for serial ${wrong}, the SHA-256 of its certificate's key is ${s.tse.serial}`));
 });
 
 test('the TSE certificate as PEM in a .cer file, the CA chain in one PEM file', () => {

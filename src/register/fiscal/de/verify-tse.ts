@@ -67,6 +67,11 @@ export function verifyTse(files: ReadonlyMap<string, Buffer>): TseReport {
   const fail = (file: string, reason: string, count = 0): TseReport => ({ ok: false, count, broken: { file, reason }, notes });
   const read = readCertificates(files);
   if ('broken' in read) return fail(read.broken.file, read.broken.reason);
+  // TR-03153 names a TSE's certificate by its serial: the name and the key must agree
+  for (const c of read.certificates) {
+    const named = /^([0-9a-f]{64})_/i.exec(basename(c.file))?.[1]?.toLowerCase();
+    if (named !== undefined && !isCa(c.cert) && named !== c.keySerial) return fail(c.file, `the file is named for serial ${named}, the SHA-256 of its certificate's key is ${c.keySerial}`);
+  }
   const bySerial = new Map<string, TarCertificate>();
   // the TSE's own certificate over a CA's with the same key (a CA does not sign log messages)
   for (const c of [...read.certificates].sort((a, b) => Number(isCa(b.cert)) - Number(isCa(a.cert)))) bySerial.set(c.keySerial, c);
@@ -140,6 +145,7 @@ export function verifyTse(files: ReadonlyMap<string, Buffer>): TseReport {
     notes.push(
       `TSE ${serial}: ${own.length} log messages, signature counters ${first} to ${last}` +
         (partial ? ` (the export starts in the middle of the TSE's series: counters 1 to ${first - 1n} are in earlier exports)` : ' (from the TSE\'s first log message)') +
+        (previous?.p.operationType === 'exportData' ? ', ending with the export\'s own exportData log' : `, ending at counter ${last}: a later log message, if any, is in a later export`) +
         `; certificate ${cert.file}, ${chain.text}`,
     );
     if (legacy > 0) notes.push(`TSE ${serial}: ${legacy} system log(s) in the layout this service wrote before TR-03151's SystemLogMessage (eventType, eventOrigin, eventTriggeredByUser, eventData); their signatures verify`);
