@@ -236,7 +236,7 @@ test('HttpServer_respond102: interim 102 answers on a slow request until the fin
   try {
     assert.equal((await post(`${svc.url}/register`, sale({ TN: '1' }))).json.TraC.SQ, 1);
 
-    // without the attribute: a slow request gets no interim answer
+    // without the attribute the interval is 9000 ms: a request answered sooner gets no interim answer
     let lease = await holdTn(svc, '5');
     let ex = rawExchange(svc.port, 'POST /register HTTP/1.1', JSON.stringify(sale({ TN: '5' })));
     await new Promise((r) => setTimeout(r, 400));

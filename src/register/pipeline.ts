@@ -42,6 +42,8 @@ export interface RegisterRequest {
   mode: Mode;
   /** cloud mode: the access token's TaxId/TL/TT; a transaction outside it is refused (#OUT_OF_SCOPE) */
   scope?: TokenScope | undefined;
+  /** told the register once the request has named it (its profile's settings, such as HttpServer_respond102, apply to the request) */
+  onRegister?: ((rn: string) => void) | undefined;
 }
 
 /** The roots of a request (POST /register, a `.req` file, a UDP datagram). */
@@ -468,6 +470,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       const esrIn = doc.body.ESR;
       rn = doc.root === 'Audit' ? rnOfQuery(ctx, req.query) : rnOfTransaction(ctx, typeof esrIn === 'object' && !Array.isArray(esrIn) ? esrIn : undefined, req.query);
     }
+    req.onRegister?.(rn);
     format = responseFormat(req.accept, doc.format);
     root = answerRoot(doc.root);
     if (req.scope) checkTransactionScope(ctx, req.scope, rn, doc);

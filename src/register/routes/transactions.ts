@@ -13,6 +13,7 @@ import { answerOf } from '../record-answer.js';
 import { lastWithAnswer } from '../fiscal/delivery/answers.js';
 import { printingNow } from '../peripherals/receipt-printout.js';
 import { formatOf, guarded, queryOf, registerOf, send } from './http.js';
+import { interimRegister } from '../maintenance/interim-102.js';
 
 export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const handler = (mode: Mode) => async (req: FastifyRequest) =>
@@ -23,6 +24,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       query: queryOf(req),
       mode,
       scope: scopeOf(req),
+      onRegister: (rn) => interimRegister(ctx, req.raw, rn),
     });
 
   app.post('/register', async (req, res) => send(res, await handler('register')(req)));
@@ -31,7 +33,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   const voidHandler = (last: boolean) => async (req: FastifyRequest) =>
     registerTransaction(
       ctx,
-      { text: typeof req.body === 'string' ? req.body : '', contentType: req.headers['content-type'], accept: req.headers.accept, query: queryOf(req), mode: 'register', scope: scopeOf(req) },
+      { text: typeof req.body === 'string' ? req.body : '', contentType: req.headers['content-type'], accept: req.headers.accept, query: queryOf(req), mode: 'register', scope: scopeOf(req), onRegister: (rn) => interimRegister(ctx, req.raw, rn) },
       scopedVoid(buildVoid(ctx, queryOf(req), last), scopeOf(req), last),
     );
   app.post('/register/void', async (req, res) => send(res, await voidHandler(false)(req)));
