@@ -1,26 +1,41 @@
 /** Files the service writes once and must never find half-written: keys, certificates, backups. */
-import { closeSync, createWriteStream, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, createWriteStream, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { KeyObject } from 'node:crypto';
+import { type KeyObject, randomBytes } from 'node:crypto';
+
+/** A temporary name beside `file`, its own per call: two writers of one file (two exports into one folder) never share it. */
+function temporaryOf(file: string): string {
+  return `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
 
 /** Writes to a temporary file, flushes it to disk, then renames it into place. */
 export function writeFileAtomic(file: string, data: string | Buffer, mode = 0o644): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, data, { mode, flush: true });
-  renameSync(tmp, file);
+  const tmp = temporaryOf(file);
+  try {
+    writeFileSync(tmp, data, { mode, flush: true });
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
 }
 
 /** Writes a stream to a file atomically: into a temporary file, flushed to disk, then renamed. */
 export async function writeStreamAtomic(file: string, stream: NodeJS.ReadableStream, mode = 0o644): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await pipeline(stream, createWriteStream(tmp, { mode }));
-  const fd = openSync(tmp, 'r');
+  const tmp = temporaryOf(file);
   try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    await pipeline(stream, createWriteStream(tmp, { mode }));
+    const fd = openSync(tmp, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
   }
-  renameSync(tmp, file);
 }
 
 /** An EC public key as the uncompressed point 04 ‖ X ‖ Y. */

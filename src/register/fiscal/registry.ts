@@ -34,6 +34,21 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   DK: () => new DkModule(),
 };
 
+/**
+ * Exports the specification lists for a country that has no module (or no such export) in this version,
+ * by country and type: a register asking for one is told it is not available yet, not that its country
+ * has no such export.
+ */
+const NOT_YET_AVAILABLE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  SE: { saft: "Sweden's SAF-T export (type saft for registers of SE) is not available yet in this version" },
+};
+
+/** Why a country's export the specification lists is not available yet; undefined when it is not such a gap. */
+export function exportNotYetAvailable(country: string, type: string): string | undefined {
+  const gaps = Object.hasOwn(NOT_YET_AVAILABLE, country.toUpperCase()) ? NOT_YET_AVAILABLE[country.toUpperCase()] : undefined;
+  return gaps && Object.hasOwn(gaps, type.toLowerCase()) ? gaps[type.toLowerCase()] : undefined;
+}
+
 const modules = new Map<string, FiscalModule>();
 
 /** The module of a country code (any case); the generic module, with the generic tax letters, for one without a module. */

@@ -2,13 +2,17 @@
  * GET /export: files by type. `jou`, the journal as a zip with its proof script, is every register's; the
  * other types are the ones the register's country module declares (`FiscalModule.exports`).
  */
+import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import { type ExportPeriod, exportFileName, jouExportZip, planJouExport } from '../journal/export/jou-export.js';
 import { isDate } from '../esr/datetime.js';
-import { countryModules, countryOf, moduleFor } from '../fiscal/registry.js';
+import { countryModules, countryOf, exportNotYetAvailable, moduleFor } from '../fiscal/registry.js';
+import type { ExportFile } from '../fiscal/module.js';
+import type { Register } from '../registers.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
+import { targetFolder, writeExportInto } from './export-target.js';
 import { guarded, queryOf, registerOf } from './http.js';
 
 /** The countries whose registers have each export type, by type; `jou` is every register's. */
@@ -43,28 +47,45 @@ export function exportRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 }
 
 /**
- * Answers an export (`q`: type, rn, from, till and the type's own options) as an attachment; FiscalError when it
- * cannot. GET /export and the journal page's download (GET /ui/journal/export) both answer with it.
+ * Answers an export (`q`: type, rn, from, till, target and the type's own options) as an attachment; FiscalError
+ * when it cannot. With `target` the file is first written into that folder of this machine (export-target.ts).
+ * GET /export and the journal page's download (GET /ui/journal/export, which passes no target) both answer with it.
  */
 export async function sendExport(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, q: Readonly<Record<string, string>>): Promise<FastifyReply> {
   const supported = `supported export types: ${EXPORT_TYPES.join(', ')}`;
   const type = q.type;
   if (type === undefined || type === '') throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `required; ${supported}` });
   if (!EXPORT_TYPES.includes(type.toLowerCase())) throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `"${type}" is not supported by this instance; ${supported}` });
-  if (q.target !== undefined) {
-    throw new FiscalError('#INVALID_VALUE', { field: 'target', detail: 'writing the export into a folder of the service is not supported; the file is the response' });
-  }
   const period = periodOf(q);
   const reg = await registerOf(ctx, q);
   const rn = reg.state.rn;
-  const rid = reg.state.rid;
-  const kind = type.toLowerCase();
-  const countryExport = moduleFor(reg.state.cfg).exports?.[kind];
-  if (countryExport) {
-    const file = await countryExport({ ctx, reg, query: q, period, requireLocalOrPassword: (what) => requireLocalOrPassword(ctx, req, q, rn, what) });
-    return res.code(200).type(file.contentType).header('content-disposition', `attachment; filename="${file.file}"`).header('cache-control', 'no-store').send(file.body);
+  // the folder is checked before the export is made: a wrong target costs no export
+  let folder: string | undefined;
+  if (q.target !== undefined) {
+    requireLocalOrPassword(ctx, req, q, rn, 'target (writing the export into a folder of this machine)');
+    folder = targetFolder(ctx, q.target);
   }
+  const file = await exportFileOf(ctx, req, q, reg, period);
+  if (folder === undefined) return sendFile(res, file, file.body);
+  const written = await writeExportInto(folder, file);
+  // the answer is the file by type, as without target: read back from the folder it was written into
+  return sendFile(res, file, createReadStream(written));
+}
+
+function sendFile(res: FastifyReply, file: ExportFile, body: ExportFile['body']): FastifyReply {
+  return res.code(200).type(file.contentType).header('content-disposition', `attachment; filename="${file.file}"`).header('cache-control', 'no-store').send(body);
+}
+
+/** The export file of type `q.type` of the register, from its country's module or, `jou`, the journal. */
+async function exportFileOf(ctx: ServiceContext, req: FastifyRequest, q: Readonly<Record<string, string>>, reg: Register, period: ExportPeriod): Promise<ExportFile> {
+  const rn = reg.state.rn;
+  const rid = reg.state.rid;
+  const kind = (q.type ?? '').toLowerCase();
+  const countryExport = moduleFor(reg.state.cfg).exports?.[kind];
+  if (countryExport) return countryExport({ ctx, reg, query: q, period, requireLocalOrPassword: (what) => requireLocalOrPassword(ctx, req, q, rn, what) });
   if (kind !== 'jou') {
+    const gap = exportNotYetAvailable(countryOf(reg.state.cfg), kind);
+    if (gap) throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: gap });
     const owners = exportOwners().get(kind) ?? [];
     throw new FiscalError('#INVALID_VALUE', { field: 'type', detail: `${kind} is not an export of registers of country ${countryOf(reg.state.cfg) || 'none'} (Cfg.Cmp.Ctry); it is one of registers of ${owners.join(', ')}` });
   }
@@ -78,10 +99,5 @@ export async function sendExport(ctx: ServiceContext, req: FastifyRequest, res: 
   }
   const zip = jouExportZip(ctx.store, plan, { publicKeyPem: ctx.signer.publicKeyPem(), keyId: ctx.signer.keyId, exportedAt: ctx.clock.now(), generator: `efr ${ctx.version}` });
   zip.on('error', (e) => req.log.error({ err: e, rn }, 'journal export failed while streaming'));
-  return res
-    .code(200)
-    .type('application/zip')
-    .header('content-disposition', `attachment; filename="${exportFileName(plan)}"`)
-    .header('cache-control', 'no-store')
-    .send(zip);
+  return { body: zip, file: exportFileName(plan), contentType: 'application/zip' };
 }
