@@ -165,7 +165,12 @@ export function decodeSystemOperationData(operationType: string, data: Buffer): 
   }
   const fields: Record<string, FieldValue> = {};
   for (const e of elements) {
-    if (e.idBlock.tagClass !== 3) throw new Error(`systemOperationData of ${operationType} has an element that is not context-tagged`);
+    // an operation we do not know may lay out its data as it likes; one we know has context-tagged fields
+    if (e.idBlock.tagClass !== 3) {
+      if (specs) throw new Error(`systemOperationData of ${operationType} has an element that is not context-tagged`);
+      fields[`universal${e.idBlock.tagNumber}`] = decodeValue(undefined, e);
+      continue;
+    }
     const spec = specs?.find((s) => s.tag === e.idBlock.tagNumber);
     fields[spec?.name ?? `tag${e.idBlock.tagNumber}`] = decodeValue(spec, e);
   }

@@ -211,3 +211,13 @@ test('a system log in the layout this service wrote before verifies and is count
   assert.equal(r.ok, true, describeTseReport(r));
   assert.match(describeTseReport(r), /1 system log\(s\) in the layout this service wrote before TR-03151's SystemLogMessage/);
 });
+
+test('system logs as the BSI TSE simulator and other vendors may write them: no systemOperationData, an operation of its own', () => {
+  const noData = vendorLog(s.tse.key, s.tse.serial, { kind: 'system', counter: 5n, time: T0, certified: [[0, Buffer.from('Initialize')]] });
+  const own = vendorLog(s.tse.key, s.tse.serial, { kind: 'system', counter: 8n, time: T0, certified: systemData('setConfiguration', Buffer.from('3006020101020102', 'hex')) });
+  const r = verifyTse(files((m) => {
+    m.set(name('registerClient'), noData);
+    m.set(name('configureLogging'), own);
+  }));
+  assert.equal(r.ok, true, describeTseReport(r));
+});
