@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ZipFile } from 'yazl';
@@ -195,6 +195,15 @@ test('Denmark: a fiscal PKCS#12 with its CA chain exports the signing certificat
     const again = Buffer.from(await (await request(`${svc.url}/export?type=saft`)).body.arrayBuffer());
     const xml2 = Object.entries(await unzip(again, tempDir('efr-dk-chain-y-'))).find(([n]) => n.endsWith('.xml'))?.[1] ?? '';
     assert.deepEqual([...xml2.matchAll(/<paymentRefID>([^<]*)<\/paymentRefID>/g)].map((m) => m[1]), refs);
+
+    // written into a folder of this machine (target) as well: the country's streamed zip, the same bytes as answered
+    const folder = tempDir('efr-dk-chain-target-');
+    const targeted = await request(`${svc.url}/export?type=saft&target=${encodeURIComponent(folder)}`);
+    const targetedZip = Buffer.from(await targeted.body.arrayBuffer());
+    assert.equal(targeted.statusCode, 200, targetedZip.toString('utf8').slice(0, 300));
+    assert.deepEqual(readdirSync(folder), ['saft-12345678.zip']);
+    assert.ok(readFileSync(join(folder, 'saft-12345678.zip')).equals(targetedZip));
+    assert.equal(efrVerify(join(folder, 'saft-12345678.zip')).code, 0);
 
     writeFileSync(w('export.zip'), zip);
     const good = efrVerify(w('export.zip'));
