@@ -221,6 +221,8 @@ describe('peripherals with an ESC/POS network printer', () => {
       const r = await post(`${svc.url}/register`, sale({ TN: '5' }));
       assert.equal(r.status, 406, r.text);
       assert.equal(r.json.TraC.Result.ErrorCode, '#PRINTER_UNREACHABLE');
+      assert.equal(typeof r.json.TraC.SQ, 'number', 'the journaled receipt is named');
+      assert.equal(r.json.TraC.ESR.TN, '5');
       const s = await get(`${svc.url}/peri/print/state`);
       assert.equal(s.status, 406);
     } finally {

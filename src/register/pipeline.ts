@@ -501,7 +501,12 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       // Croatia, Slovenia: reported to the tax authority before it is printed and answered (its JIR/EOR is printed)
       const reported = await reportToAuthority(ctx, reg, outcome);
       const sealed = reported.sealed;
-      await printout?.print(reg, sealed, outcome.duplicate === true);
+      try {
+        await printout?.print(reg, sealed, outcome.duplicate === true);
+      } catch (e) {
+        // journaled, not printed: the error names the receipt (SQ, FN) that is registered; sent again, it is printed
+        return failureReply(format, root, failureOf(e, lang), respond200, [], answerOf(sealed).body);
+      }
       const fisQr = settings.raw.get('fis_qr');
       if (outcome.duplicate) {
         const sq = str(sealed.data, 'SQ') ?? '';

@@ -43,10 +43,15 @@ export function failureOf(e: unknown, lang: Lang): Failure {
 
 const LAYOUT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['#FILE_NOT_FOUND', '#MISSING_FILE', '#PUG_SYNTAX_ERROR', '#FILE_EXISTS']);
 
-export function failureReply(format: Format, root: string, f: Failure, respond200: boolean, warnings: readonly string[] = []): Reply {
+/**
+ * An error answer. `journaled`, the answer of a record that was journaled all the same (a receipt whose
+ * printout failed), lends its SQ, ESR and Fis, so that the POS knows which receipt is registered.
+ */
+export function failureReply(format: Format, root: string, f: Failure, respond200: boolean, warnings: readonly string[] = [], journaled?: Obj): Reply {
   const result: Obj = { RC: f.rc, ErrorCode: f.code, UserMessage: f.userMessage };
   // the spec's layout errors name a `Message` (the parser's message for a syntax error): the same text
   if (LAYOUT_CODES.has(f.code)) result.Message = f.userMessage;
   if (warnings.length) result.Warning = warnings as Value[];
-  return { status: statusOf(f.rc, respond200, f.status), contentType: contentType(format), body: encode(format, root, root === 'Result' ? result : { Result: result }) };
+  const body = root === 'Result' ? result : journaled ? { ...journaled, Result: result } : { Result: result };
+  return { status: statusOf(f.rc, respond200, f.status), contentType: contentType(format), body: encode(format, root, body) };
 }
