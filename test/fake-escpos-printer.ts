@@ -31,12 +31,14 @@ export interface FakeState {
   closeAfterBytes: number;
   /** a byte sent instead of the status answer to DLE EOT 1 after a drawer pulse (garbage); undefined: the real answer */
   drawerAnswer: number | undefined;
+  /** reads nothing for this many ms after a connection opens, then what has come meanwhile (a network that held the packets) */
+  deafMs: number;
   model: string | null;
   serial: string | null;
 }
 
 export class FakeEscposPrinter {
-  readonly state: FakeState = { paperEnd: false, paperNearEnd: false, coverOpen: false, drawerOpen: false, printDelayMs: 0, answers: true, confirms: true, closeAfterBytes: 0, drawerAnswer: undefined, model: 'TM-T88VI', serial: 'X5N0123456' };
+  readonly state: FakeState = { paperEnd: false, paperNearEnd: false, coverOpen: false, drawerOpen: false, printDelayMs: 0, answers: true, confirms: true, closeAfterBytes: 0, drawerAnswer: undefined, deafMs: 0, model: 'TM-T88VI', serial: 'X5N0123456' };
   /** completed printouts (ended by a cut) */
   readonly printouts: Printout[] = [];
   drawerPulses = 0;
@@ -91,6 +93,12 @@ export class FakeEscposPrinter {
     this.connections += 1;
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
+    // a reset connection is the service dropping a failed job: not an error of the printer
+    socket.on('error', () => undefined);
+    if (this.state.deafMs > 0) {
+      socket.pause();
+      setTimeout(() => socket.resume(), this.state.deafMs).unref();
+    }
     socket.on('error', () => undefined);
     let buf = Buffer.alloc(0);
     let job: Printout = { lines: [], qr: [], cut: false };

@@ -34,7 +34,7 @@ after(async () => {
 });
 
 function reset(): void {
-  Object.assign(printer.state, { paperEnd: false, paperNearEnd: false, coverOpen: false, drawerOpen: false, printDelayMs: 0, answers: true, confirms: true, closeAfterBytes: 0, drawerAnswer: undefined });
+  Object.assign(printer.state, { paperEnd: false, paperNearEnd: false, coverOpen: false, drawerOpen: false, printDelayMs: 0, answers: true, confirms: true, closeAfterBytes: 0, drawerAnswer: undefined, deafMs: 0 });
 }
 
 describe('peripherals: printer faults and retries', () => {
@@ -132,11 +132,18 @@ describe('peripherals: printer faults and retries', () => {
     const failed = await post(`${svc.url}/register`, body);
     assert.equal(failed.status, 406, failed.text);
     assert.equal(failed.json.TraC.Result.ErrorCode, '#PRINTER_UNCONFIRMED');
+    // the receipt is journaled: the error names it, so that the POS can tell it from one never registered
+    assert.equal(typeof failed.json.TraC.SQ, 'number');
+    assert.equal(failed.json.TraC.ESR.TN, '77');
+    assert.ok(failed.json.TraC.ESR.FN, failed.text);
+    assert.ok(failed.json.TraC.Fis.Signature, failed.text);
     assert.equal(printer.printouts.length, before + 1, 'the printer took it');
     assert.ok(!printer.printouts.at(-1)!.lines.some((l) => l.includes('COPY')));
     printer.state.confirms = true;
     const retry = await post(`${svc.url}/register`, body);
     assert.equal(retry.json.TraC.Result.ErrorCode, '#DUPLICATE', retry.text);
+    assert.equal(retry.json.TraC.SQ, failed.json.TraC.SQ);
+    assert.equal(retry.json.TraC.ESR.FN, failed.json.TraC.ESR.FN);
     assert.equal(printer.printouts.length, before + 2);
     assert.ok(printer.printouts.at(-1)!.lines.some((l) => l.includes('COPY')), printer.printouts.at(-1)!.lines.join('\n'));
     await post(`${svc.url}/register`, body);
@@ -149,6 +156,23 @@ describe('peripherals: printer faults and retries', () => {
     const r = await post(`${svc.url}/register`, sale({ TN: '78' }));
     assert.equal(r.status, 406, r.text);
     assert.equal(r.json.TraC.Result.ErrorCode, '#PRINTER_UNCONFIRMED');
+  });
+
+  test('/peri/drawer answered as failed: the pulse never reaches the printer afterwards, so the drawer does not open late', async () => {
+    reset();
+    // the printer hears nothing for 4 s: the status answer after the pulse does not come within 3 s
+    printer.state.deafMs = 4000;
+    const pulses = printer.drawerPulses;
+    const r = await post(`${svc.url}/peri/drawer`);
+    assert.equal(r.status, 406, r.text);
+    assert.match(r.json.Result.ErrorCode, /^#PRINTER_/);
+    // the printer hears again: what the failed job had sent must not arrive now
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(printer.drawerPulses, pulses, 'no late pulse');
+    reset();
+    const ok = await post(`${svc.url}/peri/drawer`);
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(printer.drawerPulses, pulses + 1, 'the next request opens it once');
   });
 
   test('/peri/drawer: a reply that is no status byte is #PRINTER_ERROR', async () => {

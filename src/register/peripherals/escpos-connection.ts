@@ -124,4 +124,14 @@ export class EscposConnection {
     this.socket.destroySoon?.();
     setTimeout(() => this.socket.destroy(), 1000).unref();
   }
+
+  /**
+   * Ends a job that failed: the connection is reset and what the operating system still holds for the device
+   * is dropped. A graceful end would deliver it once the device answers again: a drawer pulse whose request
+   * was answered as failed would open the drawer late, or twice after the POS retried.
+   */
+  abort(): void {
+    if (typeof this.socket.resetAndDestroy === 'function' && !this.socket.destroyed) this.socket.resetAndDestroy();
+    else this.socket.destroy();
+  }
 }

@@ -36,11 +36,16 @@ export class EscposNetworkPrinter implements PrinterDriver {
       const deadline = jobDeadline(time);
       if (Date.now() >= deadline) throw new FiscalError('#PRINTER_UNREACHABLE', { value: targetLabel(target) });
       const c = await EscposConnection.open(target, deadline, this.trace);
+      let result: T;
       try {
-        return await job(c, deadline);
-      } finally {
-        c.close();
+        result = await job(c, deadline);
+      } catch (e) {
+        // answered as failed: nothing of this job may reach the device later
+        c.abort();
+        throw e;
       }
+      c.close();
+      return result;
     });
   }
 
