@@ -181,7 +181,7 @@ export interface ParsedLog {
 
 const contents = (e: asn1js.BaseBlock): Buffer => Buffer.from((e as asn1js.Primitive).valueBlock.valueHexView);
 
-/** Decodes a log message (ours, as written before or now, or a certified TSE's); throws on anything that is not one. */
+/** Decodes a log message (ours, also those older journal records keep, or a certified TSE's); throws on anything that is not one. */
 export function parseLog(bytes: Buffer): ParsedLog {
   const { result, offset } = asn1js.fromBER(new Uint8Array(bytes));
   if (offset === -1 || !(result instanceof asn1js.Sequence)) throw new Error(`not a DER SEQUENCE${result.error ? ` (${result.error})` : ''}`);
@@ -201,7 +201,7 @@ export function parseLog(bytes: Buffer): ParsedLog {
     certified.set(e.idBlock.tagNumber, e.idBlock.isConstructed ? Buffer.from(e.valueBeforeDecodeView).subarray(e.idBlock.blockLength + e.lenBlock.blockLength) : contents(e));
     i += 1;
   }
-  // an audit log as this service wrote it before: seAuditData before serialNumber
+  // audit logs in older journal records carry seAuditData before serialNumber; they stay as they were signed
   let auditData: Buffer | undefined;
   if (next() instanceof asn1js.OctetString && items[i + 1] instanceof asn1js.OctetString) {
     auditData = contents(next() as asn1js.BaseBlock);

@@ -28,9 +28,9 @@ export function tseSubject(serialHex: string): string {
 const commonName = (cert: X509Certificate): string | undefined => /(?:^|\n)CN=([^\n]*)/.exec(cert.subject)?.[1];
 
 /**
- * The TSE's self-issued certificate (DER), created once beside its key. A certificate issued before its
- * subject named the serial is issued again from the same key (the serial, the key's hash, stays); the
- * earlier one is kept beside it as `tse.cert.<first 16 hex of its SHA-256>.der`.
+ * The TSE's self-issued certificate (DER), created once beside its key. A certificate whose subject does
+ * not name the serial is issued again from the same key (the serial, the key's hash, stays); the earlier
+ * one is kept beside it as `tse.cert.<first 16 hex of its SHA-256>.der`, as exports made with it embed it.
  */
 export async function tseCertificate(dataDir: string, rn: string): Promise<Buffer> {
   const dir = tseDir(dataDir, rn);

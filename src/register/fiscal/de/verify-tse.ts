@@ -52,7 +52,7 @@ function certifiedDataProblem(p: ParsedLog): string | undefined {
   }
 }
 
-/** A system log as this service wrote it before the TR-03151 layout: eventType [0], eventOrigin [1], eventTriggeredByUser [2], eventData [3]. */
+/** A system log of older journal records, not in TR-03151's layout: eventType [0], eventOrigin [1] `SE-API`, eventTriggeredByUser [2], eventData [3]. */
 const isLegacySystemLog = (p: ParsedLog): boolean => p.certified.has(3) && p.systemOperationData?.toString('latin1') === 'SE-API';
 
 /** The signature counter and time a file's name states (TR-03153), when it states them. */
@@ -150,7 +150,7 @@ export function verifyTse(files: ReadonlyMap<string, Buffer>): TseReport {
         `; certificate ${cert.file}, ${chain.text}`,
     );
     for (const [v, n] of versions) notes.push(`TSE ${serial}: ${n} log message(s) of version ${v} (TR-03151 names version 2)`);
-    if (legacy > 0) notes.push(`TSE ${serial}: ${legacy} system log(s) in the layout this service wrote before TR-03151's SystemLogMessage (eventType, eventOrigin, eventTriggeredByUser, eventData); their signatures verify`);
+    if (legacy > 0) notes.push(`TSE ${serial}: ${legacy} system log(s) of older journal records not in TR-03151's SystemLogMessage layout (eventType, eventOrigin, eventTriggeredByUser, eventData); their signatures verify`);
   }
   return { ok: true, count, notes };
 }
