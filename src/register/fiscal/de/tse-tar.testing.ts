@@ -1,15 +1,15 @@
 /**
  * Test helpers: a TSE of another vendor, as certified TSEs lay out their exports (brainpoolP384r1 key,
  * ecdsa-plain-SHA384, a CA chain issued with openssl, logTime as GeneralizedTime or unixTime), writing
- * TR-03151 log messages with asn1js independently of our own writer; and TARs of any files.
+ * TR-03151 log messages with asn1js independently of our own writer, its serial computed from openssl's
+ * encoding of its key; and TARs of any files.
  */
 import { spawnSync } from 'node:child_process';
-import { type KeyObject, createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
+import { type KeyObject, createHash, createPrivateKey, sign } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import { pack } from 'tar-stream';
-import { publicKeyPoint } from './tse-certificates.js';
 
 function openssl(cwd: string, args: string[]): void {
   const r = spawnSync('openssl', args, { cwd, encoding: 'utf8' });
@@ -26,12 +26,18 @@ export interface Issued {
   serial: string;
 }
 
+/** The serial of a key as openssl gives it: SHA-256 of the uncompressed point, the last 97 bytes of its P-384-sized SPKI. */
+function serialOf(dir: string, name: string): string {
+  openssl(dir, ['ec', '-in', `${name}.key`, '-pubout', '-outform', 'DER', '-out', `${name}.spki`]);
+  return createHash('sha256').update(readFileSync(join(dir, `${name}.spki`)).subarray(-97)).digest('hex');
+}
+
 function finish(dir: string, name: string): Issued {
   const keyFile = join(dir, `${name}.key`);
   const certFile = join(dir, `${name}.pem`);
   openssl(dir, ['x509', '-in', certFile, '-outform', 'DER', '-out', join(dir, `${name}.der`)]);
   const key = createPrivateKey(readFileSync(keyFile));
-  const serial = createHash('sha256').update(publicKeyPoint(createPublicKey(key))).digest('hex');
+  const serial = serialOf(dir, name);
   return { keyFile, certFile, certPem: readFileSync(certFile), certDer: readFileSync(join(dir, `${name}.der`)), key, serial };
 }
 
@@ -45,8 +51,7 @@ export function makeRootCa(dir: string, name: string): Issued {
 /** A certificate issued by `ca`: another CA (keyCertSign) or a TSE's signing key, whose CN is its serial. */
 export function issue(dir: string, name: string, ca: Issued, kind: 'ca' | 'tse'): Issued {
   openssl(dir, ['ecparam', '-name', 'brainpoolP384r1', '-genkey', '-noout', '-out', `${name}.key`]);
-  const key = createPrivateKey(readFileSync(join(dir, `${name}.key`)));
-  const cn = kind === 'tse' ? createHash('sha256').update(publicKeyPoint(createPublicKey(key))).digest('hex').toUpperCase() : name;
+  const cn = kind === 'tse' ? serialOf(dir, name).toUpperCase() : name;
   openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', `/CN=${cn}/O=Test TSE Vendor`, '-out', `${name}.csr`]);
   const ext = kind === 'ca' ? 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n' : 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n';
   writeFileSync(join(dir, `${name}.ext`), ext);
