@@ -1,15 +1,28 @@
 /**
  * The stable list of error codes the service answers with, each with its result code,
  * HTTP status and a message in en, de, fr and nl. `{field}`-style placeholders are filled in.
+ *
+ * A message is whole in its language: the parameters that describe in words (`expected`, `detail`) are given
+ * either as a text per language (`LocalText`) or as English that the phrase table below knows. An English
+ * description the table does not know is never put into a German, French or Dutch message: that message is then
+ * the code's `brief` form, which says the same without the description (the English message keeps it).
  */
 export type RC = 'OK' | 'BAD' | 'NO';
 export type Lang = 'en' | 'de' | 'fr' | 'nl';
 export const LANGS: readonly Lang[] = ['en', 'de', 'fr', 'nl'];
 
+/** A parameter's text in every language. */
+export type LocalText = Readonly<Record<Lang, string>>;
+type Translated = Readonly<Record<Exclude<Lang, 'en'>, string>>;
+
 interface ErrorDef {
   rc: RC;
   status: number;
   msg: Record<Lang, string>;
+  /** the message without its descriptive parameters, for a language they are not given in */
+  brief?: Translated;
+  /** parameters shown as given in every language: amounts, another party's answer (an authority's, in its words) */
+  asGiven?: readonly string[];
 }
 
 const defs = {
@@ -30,6 +43,11 @@ const defs = {
       fr: 'Le corps de la requête n\'est pas du {format} valide : {detail}',
       nl: 'De inhoud van het verzoek is geen geldige {format}: {detail}',
     },
+    brief: {
+      de: 'Der Inhalt der Anfrage ist kein gültiges {format}',
+      fr: 'Le corps de la requête n\'est pas du {format} valide',
+      nl: 'De inhoud van het verzoek is geen geldige {format}',
+    },
   },
   '#XML_FORBIDDEN': {
     rc: 'BAD', status: 400,
@@ -48,6 +66,11 @@ const defs = {
       fr: 'La requête n\'a pas de contenu ; attendu : {expected}',
       nl: 'Het verzoek heeft geen inhoud; verwacht: {expected}',
     },
+    brief: {
+      de: 'Die Anfrage hat keinen Inhalt',
+      fr: 'La requête n\'a pas de contenu',
+      nl: 'Het verzoek heeft geen inhoud',
+    },
   },
   '#UNKNOWN_ROOT': {
     rc: 'BAD', status: 400,
@@ -56,6 +79,11 @@ const defs = {
       de: 'Unbekanntes Wurzelelement {field}; erwartet wird {expected}',
       fr: 'Élément racine inconnu {field} ; attendu : {expected}',
       nl: 'Onbekend hoofdelement {field}; verwacht: {expected}',
+    },
+    brief: {
+      de: 'Unbekanntes Wurzelelement {field}',
+      fr: 'Élément racine inconnu {field}',
+      nl: 'Onbekend hoofdelement {field}',
     },
   },
   '#MISSING_FIELD': {
@@ -74,6 +102,11 @@ const defs = {
       de: '{field} muss {expected} sein, erhalten: "{value}"',
       fr: '{field} doit être {expected}, reçu : « {value} »',
       nl: '{field} moet {expected} zijn, ontvangen: "{value}"',
+    },
+    brief: {
+      de: '{field} hat einen ungültigen Wert, erhalten: "{value}"',
+      fr: '{field} a une valeur invalide, reçu : « {value} »',
+      nl: '{field} heeft een ongeldige waarde, ontvangen: "{value}"',
     },
   },
   '#INVALID_AMOUNT': {
@@ -96,6 +129,7 @@ const defs = {
   },
   '#POS_SUM': {
     rc: 'BAD', status: 400,
+    asGiven: ['expected'],
     msg: {
       en: 'Sum of the position amounts (PosA) {actual} does not equal ESR.T {expected}',
       de: 'Summe der Positionsbeträge (PosA) {actual} ist ungleich ESR.T {expected}',
@@ -105,6 +139,7 @@ const defs = {
   },
   '#PAY_SUM': {
     rc: 'BAD', status: 400,
+    asGiven: ['expected'],
     msg: {
       en: 'Sum of the payment amounts (PayA) {actual} does not equal the total ESR.T {expected}',
       de: 'Summe der Zahlungsbeträge (PayA) {actual} ist ungleich der Summe ESR.T {expected}',
@@ -114,6 +149,7 @@ const defs = {
   },
   '#TAX_SUM': {
     rc: 'BAD', status: 400,
+    asGiven: ['expected'],
     msg: {
       en: 'Sum of the tax amounts (TaxA Amt) {actual} does not equal the total ESR.T {expected}',
       de: 'Summe der Steuerbeträge (TaxA Amt) {actual} ist ungleich der Summe ESR.T {expected}',
@@ -141,6 +177,7 @@ const defs = {
   },
   '#TAX_POS_SUM': {
     rc: 'BAD', status: 400,
+    asGiven: ['expected'],
     msg: {
       en: 'Tax group {group}: modified position amounts {actual} do not equal the tax element Amt {expected} ({field})',
       de: 'Steuergruppe {group}: Summe der geänderten Positionsbeträge {actual} ist ungleich Amt des Steuerelements {expected} ({field})',
@@ -264,6 +301,11 @@ const defs = {
       fr: '{field} : {detail}',
       nl: '{field}: {detail}',
     },
+    brief: {
+      de: '{field} hat einen ungültigen Wert',
+      fr: '{field} a une valeur invalide',
+      nl: '{field} heeft een ongeldige waarde',
+    },
   },
   '#BADGE_LOCKED': {
     rc: 'BAD', status: 400,
@@ -278,9 +320,9 @@ const defs = {
     rc: 'BAD', status: 400,
     msg: {
       en: 'Setting of {field} for {rn} is blocked',
-      de: 'Setting of {field} for {rn} is blocked',
-      fr: 'Setting of {field} for {rn} is blocked',
-      nl: 'Setting of {field} for {rn} is blocked',
+      de: 'Die Einstellung {field} für {rn} ist gesperrt',
+      fr: 'Le paramètre {field} pour {rn} est bloqué',
+      nl: 'De instelling {field} voor {rn} is geblokkeerd',
     },
   },
   '#TEST_RC': {
@@ -345,6 +387,11 @@ const defs = {
       fr: '{value} a été refusé : une requête de la page web {origin} exige cette origine dans HttpServer_AllowOrigin{detail}',
       nl: '{value} is geweigerd: een verzoek van de webpagina {origin} vereist die oorsprong in HttpServer_AllowOrigin{detail}',
     },
+    brief: {
+      de: '{value} wurde abgelehnt: eine Anfrage der Webseite {origin} erfordert diesen Ursprung in HttpServer_AllowOrigin',
+      fr: '{value} a été refusé : une requête de la page web {origin} exige cette origine dans HttpServer_AllowOrigin',
+      nl: '{value} is geweigerd: een verzoek van de webpagina {origin} vereist die oorsprong in HttpServer_AllowOrigin',
+    },
   },
   '#HOST_NOT_ALLOWED': {
     rc: 'BAD', status: 421,
@@ -371,6 +418,11 @@ const defs = {
       de: 'Das Zugriffstoken gilt für {scope}; {detail}',
       fr: 'Le jeton d\'accès est valable pour {scope} ; {detail}',
       nl: 'Het toegangstoken geldt voor {scope}; {detail}',
+    },
+    brief: {
+      de: 'Das Zugriffstoken gilt für {scope}; diese Anfrage liegt außerhalb davon, nichts wurde ausgeführt',
+      fr: 'Le jeton d\'accès est valable pour {scope} ; cette requête en sort, rien n\'a été fait',
+      nl: 'Het toegangstoken geldt voor {scope}; dit verzoek valt daarbuiten, er is niets gedaan',
     },
   },
   '#UNAUTHORIZED': {
@@ -417,6 +469,11 @@ const defs = {
       fr: 'Le modèle {value} ne peut pas être compilé : {detail}',
       nl: 'De sjabloon {value} kan niet worden gecompileerd: {detail}',
     },
+    brief: {
+      de: 'Die Vorlage {value} kann nicht übersetzt werden',
+      fr: 'Le modèle {value} ne peut pas être compilé',
+      nl: 'De sjabloon {value} kan niet worden gecompileerd',
+    },
   },
   '#FILE_EXISTS': {
     rc: 'BAD', status: 409,
@@ -444,6 +501,11 @@ const defs = {
       fr: 'Le certificat ne peut pas être utilisé : {detail}',
       nl: 'Het certificaat kan niet worden gebruikt: {detail}',
     },
+    brief: {
+      de: 'Das Zertifikat kann nicht verwendet werden',
+      fr: 'Le certificat ne peut pas être utilisé',
+      nl: 'Het certificaat kan niet worden gebruikt',
+    },
   },
   '#CLIENT_CERTIFICATE': {
     rc: 'BAD', status: 403,
@@ -452,6 +514,11 @@ const defs = {
       de: 'Dieser Dienst nimmt nur Anfragen mit einem vertrauenswürdigen TLS-Client-Zertifikat an: {detail}',
       fr: 'Ce service n\'accepte que les requêtes avec un certificat client TLS de confiance : {detail}',
       nl: 'Deze dienst aanvaardt alleen verzoeken met een vertrouwd TLS-clientcertificaat: {detail}',
+    },
+    brief: {
+      de: 'Dieser Dienst nimmt nur Anfragen mit einem vertrauenswürdigen TLS-Client-Zertifikat an',
+      fr: 'Ce service n\'accepte que les requêtes avec un certificat client TLS de confiance',
+      nl: 'Deze dienst aanvaardt alleen verzoeken met een vertrouwd TLS-clientcertificaat',
     },
   },
   '#IN_USE': {
@@ -462,6 +529,11 @@ const defs = {
       fr: 'Restauration refusée (IN_USE) : {detail} ; une sauvegarde n\'est restaurée que sur une instance neuve et inutilisée',
       nl: 'Herstel geweigerd (IN_USE): {detail}; een back-up wordt alleen op een nieuwe, ongebruikte instantie hersteld',
     },
+    brief: {
+      de: 'Wiederherstellung abgelehnt (IN_USE); eine Sicherung wird nur auf einer neuen, unbenutzten Instanz wiederhergestellt',
+      fr: 'Restauration refusée (IN_USE) ; une sauvegarde n\'est restaurée que sur une instance neuve et inutilisée',
+      nl: 'Herstel geweigerd (IN_USE); een back-up wordt alleen op een nieuwe, ongebruikte instantie hersteld',
+    },
   },
   '#ONLINE': {
     rc: 'BAD', status: 409,
@@ -471,6 +543,11 @@ const defs = {
       fr: 'Restauration refusée (ONLINE) : {detail} ; restaurer sur une instance qui n\'a rien enregistré depuis son démarrage',
       nl: 'Herstel geweigerd (ONLINE): {detail}; herstel op een instantie die sinds haar start niets heeft geregistreerd',
     },
+    brief: {
+      de: 'Wiederherstellung abgelehnt (ONLINE); nur auf einer Instanz wiederherstellen, die seit ihrem Start nichts registriert hat',
+      fr: 'Restauration refusée (ONLINE) ; restaurer sur une instance qui n\'a rien enregistré depuis son démarrage',
+      nl: 'Herstel geweigerd (ONLINE); herstel op een instantie die sinds haar start niets heeft geregistreerd',
+    },
   },
   '#BACKUP_INVALID': {
     rc: 'BAD', status: 400,
@@ -479,6 +556,11 @@ const defs = {
       de: 'Die Sicherung {value} kann nicht verwendet werden: {detail}',
       fr: 'La sauvegarde {value} ne peut pas être utilisée : {detail}',
       nl: 'De back-up {value} kan niet worden gebruikt: {detail}',
+    },
+    brief: {
+      de: 'Die Sicherung {value} kann nicht verwendet werden',
+      fr: 'La sauvegarde {value} ne peut pas être utilisée',
+      nl: 'De back-up {value} kan niet worden gebruikt',
     },
   },
   '#BACKUP_BUSY': {
@@ -498,6 +580,11 @@ const defs = {
       fr: 'La caisse {rn} ne peut pas signer les demandes fiscales : {detail}',
       nl: 'Kassa {rn} kan geen fiscale verzoeken ondertekenen: {detail}',
     },
+    brief: {
+      de: 'Die Kasse {rn} kann keine Fiskalanfragen signieren',
+      fr: 'La caisse {rn} ne peut pas signer les demandes fiscales',
+      nl: 'Kassa {rn} kan geen fiscale verzoeken ondertekenen',
+    },
   },
   '#AUTHORITY_PENDING': {
     rc: 'OK', status: 200,
@@ -510,6 +597,7 @@ const defs = {
   },
   '#AUTHORITY_REFUSED': {
     rc: 'OK', status: 200,
+    asGiven: ['detail'],
     msg: {
       en: 'The tax authority ({authority}) refused the receipt: {detail}. It is journaled with its {code}; correct the set-up (certificate, tax number, premise, base data): the receipt is then sent again by itself',
       de: 'Die Steuerbehörde ({authority}) hat den Beleg abgelehnt: {detail}. Er ist mit seinem {code} im Journal; bitte die Einrichtung (Zertifikat, Steuernummer, Geschäftsraum, Stammdaten) korrigieren: danach wird er von selbst erneut gesendet',
@@ -561,6 +649,11 @@ const defs = {
       fr: 'L\'imprimante {value} signale une erreur ({detail}). Vérifiez l\'imprimante, puis réessayez',
       nl: 'De printer {value} meldt een fout ({detail}). Controleer de printer en probeer opnieuw',
     },
+    brief: {
+      de: 'Der Drucker {value} meldet einen Fehler. Bitte den Drucker prüfen und wiederholen',
+      fr: 'L\'imprimante {value} signale une erreur. Vérifiez l\'imprimante, puis réessayez',
+      nl: 'De printer {value} meldt een fout. Controleer de printer en probeer opnieuw',
+    },
   },
   '#PRINTER_UNCONFIRMED': {
     rc: 'NO', status: 406,
@@ -601,18 +694,134 @@ const defs = {
 } satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof defs;
-export type ErrorParams = Record<string, string | number>;
+export type ErrorParam = string | number | LocalText;
+export type ErrorParams = Record<string, ErrorParam>;
+
+/** Every code, for those who go through all of them (the tests of the messages). */
+export const ERROR_CODES = Object.keys(defs) as ErrorCode[];
 
 export function errorDef(code: ErrorCode): ErrorDef {
   return defs[code];
 }
 
-export function message(code: ErrorCode, lang: Lang, params: ErrorParams = {}): string {
-  const template = defs[code].msg[lang] ?? defs[code].msg.en;
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
+/** Parameters that describe in words (others are names, numbers and values, the same in every language). */
+const DESCRIPTIVE: ReadonlySet<string> = new Set(['expected', 'detail']);
+/** Parameters that name something and may carry a word or two (a field "as register A inherits it", a TL "(none)"). */
+const LABELS: ReadonlySet<string> = new Set(['field', 'scope', 'code']);
+
+const tr = (de: string, fr: string, nl: string): Translated => ({ de, fr, nl });
+
+/** English descriptions the service's code gives as `expected` or `detail`, in the other languages. */
+const PHRASES: ReadonlyMap<string, Translated> = new Map([
+  ['text', tr('ein Text', 'un texte', 'een tekst')],
+  ['an object', tr('ein Objekt', 'un objet', 'een object')],
+  ['an object {"Txt": ...}', tr('ein Objekt {"Txt": ...}', 'un objet {"Txt": ...}', 'een object {"Txt": ...}')],
+  ['a decimal amount', tr('ein Dezimalbetrag', 'un montant décimal', 'een decimaal bedrag')],
+  ['a decimal number', tr('eine Dezimalzahl', 'un nombre décimal', 'een decimaal getal')],
+  ['an integer', tr('eine ganze Zahl', 'un nombre entier', 'een geheel getal')],
+  ['0 or 1', tr('0 oder 1', '0 ou 1', '0 of 1')],
+  ['a date-time YYYY-MM-DDThh:mm:ss', tr('ein Zeitpunkt im Format YYYY-MM-DDThh:mm:ss', 'une date-heure AAAA-MM-JJThh:mm:ss', 'een datum-tijd JJJJ-MM-DDThh:mm:ss')],
+  ['a date YYYY-MM-DD', tr('ein Datum im Format YYYY-MM-DD', 'une date AAAA-MM-JJ', 'een datum JJJJ-MM-DD')],
+  ['true or false', tr('true oder false', 'true ou false', 'true of false')],
+  ['BAD or NO', tr('BAD oder NO', 'BAD ou NO', 'BAD of NO')],
+  ['Tra or SESR', tr('Tra oder SESR', 'Tra ou SESR', 'Tra of SESR')],
+  ['Tra, TraS or Audit', tr('Tra, TraS oder Audit', 'Tra, TraS ou Audit', 'Tra, TraS of Audit')],
+  ['text/plain lines', tr('Textzeilen (text/plain)', 'des lignes de texte (text/plain)', 'tekstregels (text/plain)')],
+  ['a profile {"Badge": ...}', tr('ein Profil {"Badge": ...}', 'un profil {"Badge": ...}', 'een profiel {"Badge": ...}')],
+  ['a time of day HH:MM[:SS] or NO', tr('eine Uhrzeit HH:MM[:SS] oder NO', 'une heure HH:MM[:SS] ou NO', 'een tijdstip HH:MM[:SS] of NO')],
+  ['a whole number of seconds', tr('eine ganze Zahl von Sekunden', 'un nombre entier de secondes', 'een geheel aantal seconden')],
+  ['a whole number of days', tr('eine ganze Zahl von Tagen', 'un nombre entier de jours', 'een geheel aantal dagen')],
+  ['a whole number of milliseconds (100 to 3600000) or NO', tr('eine ganze Zahl von Millisekunden (100 bis 3600000) oder NO', 'un nombre entier de millisecondes (100 à 3600000) ou NO', 'een geheel aantal milliseconden (100 tot 3600000) of NO')],
+  ['a port number 1-65535', tr('eine Portnummer 1-65535', 'un numéro de port 1-65535', 'een poortnummer 1-65535')],
+  ['a number of MB (0 or more, e.g. 500 or 0.5)', tr('eine Anzahl MB (0 oder mehr, z. B. 500 oder 0.5)', 'un nombre de Mo (0 ou plus, p. ex. 500 ou 0.5)', 'een aantal MB (0 of meer, bv. 500 of 0.5)')],
+  ['true, false or a log size from 16K to 1024M (a bare number is MB)', tr('true, false oder eine Protokollgröße von 16K bis 1024M (eine Zahl allein bedeutet MB)', 'true, false ou une taille de journal de 16K à 1024M (un nombre seul signifie Mo)', 'true, false of een loggrootte van 16K tot 1024M (een getal alleen betekent MB)')],
+  ['host or host:port of the printer (port 9100 by default)', tr('Host oder Host:Port des Druckers (standardmäßig Port 9100)', 'hôte ou hôte:port de l\'imprimante (port 9100 par défaut)', 'host of host:poort van de printer (standaard poort 9100)')],
+  ['host or host:port of the customer display', tr('Host oder Host:Port der Kundenanzeige', 'hôte ou hôte:port de l\'afficheur client', 'host of host:poort van het klantdisplay')],
+  [' (by name, not *) and credentials in the request', tr(' (namentlich, nicht *) und Zugangsdaten in der Anfrage', ' (nommément, pas *) et des identifiants dans la requête', ' (bij naam, niet *) en inloggegevens in het verzoek')],
+  ['offline', tr('offline', 'hors ligne', 'offline')],
+  ['a resumed position needs ESR.ResumeFN', tr('eine fortgesetzte Position braucht ESR.ResumeFN', 'une position reprise nécessite ESR.ResumeFN', 'een hervatte positie heeft ESR.ResumeFN nodig')],
+]);
+
+/** Descriptions with values in them: the pattern, and the text per language with `$1`, `$2` for its groups. */
+const PATTERNS: ReadonlyArray<[RegExp, Translated]> = [
+  [/^one of ([^"]+)$/, tr('einer der Werte $1', 'l\'une des valeurs $1', 'een van de waarden $1')],
+  [/^one of ([^"]+), got "(.*)"$/, tr('einer der Werte $1, erhalten: "$2"', 'l\'une des valeurs $1, reçu : « $2 »', 'een van de waarden $1, ontvangen: "$2"')],
+  [/^true or false, got "(.*)"$/, tr('true oder false, erhalten: "$1"', 'true ou false, reçu : « $1 »', 'true of false, ontvangen: "$1"')],
+  [/^a whole number of seconds, 1 to (\d+)$/, tr('eine ganze Zahl von Sekunden, 1 bis $1', 'un nombre entier de secondes, de 1 à $1', 'een geheel aantal seconden, 1 tot $1')],
+  [/^a number of characters (\d+)-(\d+)$/, tr('eine Anzahl Zeichen $1-$2', 'un nombre de caractères $1-$2', 'een aantal tekens $1-$2')],
+  [/^([\w-]+(?: or [\w-]+)*) \(or none\)$/, tr('$1 (oder keiner)', '$1 (ou aucun)', '$1 (of geen)')],
+  [/^at most (\d+) characters, got (\d+)$/, tr('höchstens $1 Zeichen, erhalten: $2', 'au plus $1 caractères, reçu : $2', 'hoogstens $1 tekens, ontvangen: $2')],
+  [/^at most (\d+) lines, got (\d+)$/, tr('höchstens $1 Zeilen, erhalten: $2', 'au plus $1 lignes, reçu : $2', 'hoogstens $1 regels, ontvangen: $2')],
+  [/^no status answer to DLE EOT (\d+)$/, tr('keine Statusantwort auf DLE EOT $1', 'pas de réponse d\'état à DLE EOT $1', 'geen statusantwoord op DLE EOT $1')],
+  [/^register (\S+) is not its register (\S+); nothing was done$/, tr('die Kasse $1 ist nicht seine Kasse $2; nichts wurde ausgeführt', 'la caisse $1 n\'est pas sa caisse $2 ; rien n\'a été fait', 'kassa $1 is niet zijn kassa $2; er is niets gedaan')],
+  [/^register (\S+) belongs to TaxId (\S+); nothing was done$/, tr('die Kasse $1 gehört zur TaxId $2; nichts wurde ausgeführt', 'la caisse $1 appartient au TaxId $2 ; rien n\'a été fait', 'kassa $1 hoort bij TaxId $2; er is niets gedaan')],
+  [/^ESR\.TaxId (\S+) is another company; nothing was registered$/, tr('ESR.TaxId $1 ist ein anderes Unternehmen; nichts wurde registriert', 'ESR.TaxId $1 est une autre entreprise ; rien n\'a été enregistré', 'ESR.TaxId $1 is een ander bedrijf; er is niets geregistreerd')],
+  [/^the transaction's TL\/TT (\S+) is another terminal; nothing was registered$/, tr('TL/TT $1 der Transaktion ist ein anderes Terminal; nichts wurde registriert', 'le TL/TT $1 de la transaction est un autre terminal ; rien n\'a été enregistré', 'TL/TT $1 van de transactie is een andere terminal; er is niets geregistreerd')],
+  [/^(TaxId|TL|TT) (\S*) in the query is not the token's; nothing was done$/, tr('$1 $2 der Anfrage ist nicht die des Tokens; nichts wurde ausgeführt', '$1 $2 de la requête n\'est pas celui du jeton ; rien n\'a été fait', '$1 $2 in het verzoek is niet die van het token; er is niets gedaan')],
+  [/^the last transaction of register (\S+) is of another terminal; nothing was voided$/, tr('die letzte Transaktion der Kasse $1 ist von einem anderen Terminal; nichts wurde storniert', 'la dernière transaction de la caisse $1 est d\'un autre terminal ; rien n\'a été annulé', 'de laatste transactie van kassa $1 is van een andere terminal; er is niets geannuleerd')],
+];
+
+/** Words inside names: the part that is a name stays, the words are given in the language. */
+const LABEL_WORDS: ReadonlyArray<[RegExp, Translated]> = [
+  [/ \(as register (.+) inherits it\)$/, tr(' (von der Kasse $1 geerbt)', ' (hérité par la caisse $1)', ' (door kassa $1 overgenomen)')],
+  [/\(none\)/g, tr('(keine)', '(aucun)', '(geen)')],
+  [/^protective code$/, tr('Schutzcode', 'code de protection', 'beveiligingscode')],
+];
+
+/** No English words in it: names, codes, numbers (`Cfg`, `ESR.T`, `12.50`, `Tra, TraS`), the same in any language. */
+function languageFree(text: string): boolean {
+  return !/\b[a-z]{2,}\b/.test(text);
+}
+
+function withGroups(template: string, groups: readonly string[], lang: Exclude<Lang, 'en'>): string {
+  return template.replace(/\$(\d)/g, (_, n: string) => labelIn(groups[Number(n) - 1] ?? '', lang));
+}
+
+function labelIn(text: string, lang: Exclude<Lang, 'en'>): string {
+  return LABEL_WORDS.reduce((out, [re, words]) => out.replace(re, words[lang]), text);
+}
+
+/** An English description in another language; undefined when neither the table nor a pattern knows it. */
+function describedIn(text: string, lang: Exclude<Lang, 'en'>): string | undefined {
+  if (languageFree(labelIn(text, lang))) return labelIn(text, lang);
+  const known = PHRASES.get(text);
+  if (known) return known[lang];
+  for (const [re, words] of PATTERNS) {
+    const m = re.exec(text);
+    if (m) return withGroups(words[lang], m.slice(1), lang);
+  }
+  return undefined;
+}
+
+/** A parameter as the message of `lang` shows it; undefined when it cannot be given in that language. */
+function paramIn(def: ErrorDef, key: string, value: ErrorParam, lang: Lang): string | undefined {
+  if (typeof value === 'number') return String(value);
+  if (typeof value !== 'string') return value[lang];
+  if (lang === 'en' || def.asGiven?.includes(key)) return value;
+  if (DESCRIPTIVE.has(key)) return describedIn(value, lang);
+  return LABELS.has(key) ? labelIn(value, lang) : value;
+}
+
+/** The template filled in; undefined when a parameter it names cannot be given in the language. */
+function fill(def: ErrorDef, template: string, lang: Lang, params: ErrorParams): string | undefined {
+  let whole = true;
+  const text = template.replace(/\{(\w+)\}/g, (placeholder, key: string) => {
     const v = params[key];
-    return v === undefined ? whole : String(v);
+    if (v === undefined) return placeholder;
+    const shown = paramIn(def, key, v, lang);
+    if (shown === undefined) whole = false;
+    return shown ?? placeholder;
   });
+  return whole ? text : undefined;
+}
+
+export function message(code: ErrorCode, lang: Lang, params: ErrorParams = {}): string {
+  const def: ErrorDef = defs[code];
+  const full = fill(def, def.msg[lang] ?? def.msg.en, lang, params);
+  if (full !== undefined) return full;
+  // lang is not English here: English descriptions are always shown
+  const brief = lang === 'en' ? undefined : def.brief?.[lang];
+  return (brief === undefined ? undefined : fill(def, brief, lang, params)) ?? fill(def, def.msg.en, 'en', params) ?? def.msg.en;
 }
 
 export function asLang(value: string | undefined): Lang {
