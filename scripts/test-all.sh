@@ -65,6 +65,12 @@ check_programs() {
   need pdftotext poppler-utils 'reading the rendered PDFs'
   need pdftoppm poppler-utils 'rasterizing the PDF QR codes'
   need pdffonts poppler-utils 'the embedded fonts of the PDFs'
+  # the official EN 16931 and XRechnung rules run over the e-invoices with Saxon-HE (test/einvoice.e2e.test.ts)
+  need java default-jre-headless 'running Saxon-HE over the e-invoices'
+  if [ ! -r /usr/share/java/Saxon-HE.jar ]; then
+    missing+=("missing: /usr/share/java/Saxon-HE.jar (Debian: libsaxonhe-java) - the e-invoice validation rules")
+    case " ${packages[*]-} " in *" libsaxonhe-java "*) ;; *) packages+=("libsaxonhe-java") ;; esac
+  fi
   # playwright-core launches this path; Ubuntu's chromium is a snap that installs elsewhere
   if [ "$ubuntu" -eq 0 ]; then
     need /usr/bin/chromium chromium 'the browser tests'

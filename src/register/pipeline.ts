@@ -30,6 +30,8 @@ import { assertDiskRoom } from './maintenance/disk-quota.js';
 import { receiptPrintout, unprintedDuplicate } from './peripherals/receipt-printout.js';
 import type { OnlineOutcome } from './fiscal/delivery/deliverer.js';
 import { withAuthorityAnswer } from './fiscal/delivery/answers.js';
+import { checkEinvoice } from './einvoice/index.js';
+import { issueEinvoice } from './einvoice/issue.js';
 
 export type Mode = 'register' | 'restart';
 
@@ -130,7 +132,9 @@ function checkTransaction(ctx: ServiceContext, state: RegisterState, type: Trans
   if (!bc.flags.includes('test') && module.isTraining?.(norm.esr)) bc.flags.push('test');
   checkRules(norm.esr, { now, normalizeDays: settings.normalizeDays, letters: module.letters, nonFiscal: !bc.fiscal || type !== 'Tra' });
   module.validate(norm.esr, bc);
-  return { esr: norm.esr, bc, warnings: [...norm.warnings, ...invoiceCustomerWarnings(norm.esr, bc)], tnGenerated: norm.generated.TN };
+  // e-invoicing: an invoice with DD must make a valid EN 16931 e-invoice, else it is refused here (einvoice/)
+  const einvoiceWarnings = type === 'Tra' ? checkEinvoice(norm.esr, bc, state.cfg) : [];
+  return { esr: norm.esr, bc, warnings: [...norm.warnings, ...invoiceCustomerWarnings(norm.esr, bc), ...einvoiceWarnings], tnGenerated: norm.generated.TN };
 }
 
 /** The first request of a register that does not exist yet is checked before the register is created. */
@@ -501,6 +505,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       // Croatia, Slovenia: reported to the tax authority before it is printed and answered (its JIR/EOR is printed)
       const reported = await reportToAuthority(ctx, reg, outcome);
       const sealed = reported.sealed;
+      await issueEinvoice(ctx, reg, sealed, outcome.duplicate === true);
       try {
         await printout?.print(reg, sealed, outcome.duplicate === true);
       } catch (e) {

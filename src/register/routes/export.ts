@@ -14,6 +14,7 @@ import type { Register } from '../registers.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { targetFolder, writeExportInto } from './export-target.js';
 import { guarded, queryOf, registerOf } from './http.js';
+import { einvoiceExport } from '../einvoice/issue.js';
 
 /** The countries whose registers have each export type, by type; `jou` is every register's. */
 function exportOwners(): ReadonlyMap<string, readonly string[]> {
@@ -21,6 +22,8 @@ function exportOwners(): ReadonlyMap<string, readonly string[]> {
   for (const m of countryModules()) {
     for (const type of Object.keys(m.exports ?? {})) owners.set(type, [...(owners.get(type) ?? []), m.country]);
   }
+  // the e-invoice of one invoice (einvoice/): every register's, listed last
+  owners.set('einvoice', []);
   return owners;
 }
 
@@ -81,6 +84,8 @@ async function exportFileOf(ctx: ServiceContext, req: FastifyRequest, q: Readonl
   const rn = reg.state.rn;
   const rid = reg.state.rid;
   const kind = (q.type ?? '').toLowerCase();
+  // the e-invoice of one invoice, by its FN (docs/einvoicing.md): every register's
+  if (kind === 'einvoice') return einvoiceExport(ctx, reg, q);
   const countryExport = moduleFor(reg.state.cfg).exports?.[kind];
   if (countryExport) return countryExport({ ctx, reg, query: q, period, requireLocalOrPassword: (what) => requireLocalOrPassword(ctx, req, q, rn, what) });
   if (kind !== 'jou') {

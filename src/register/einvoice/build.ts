@@ -1,0 +1,360 @@
+/**
+ * ESR + Cfg + fiscal number → the EN 16931 model (model.ts). Whatever an ESR or Cfg leaves out that the
+ * destination's rules make mandatory is refused here, with the rule's id and the ESR or Cfg field to send,
+ * so that an e-invoice is never built that breaks a fatal rule for lack of data (docs/einvoicing.md).
+ */
+import { FiscalError } from '../../shared/errors.js';
+import { type Dec, ZERO, abs, add, allocate, cmp, div, fmt, mul, neg, parseDec, sign, significantScale, sub, sum } from '../../shared/money.js';
+import { type Obj, isObj, lines, obj, str } from '../codec/index.js';
+import { isDate } from '../esr/datetime.js';
+import { analyzePositions, qtyOf, resolveWithTaxA } from '../esr/tax.js';
+import type { TaxLetters } from '../fiscal/tax-letters.js';
+import { currencyOf, hasCountryPrefix, meansOf, unitOf, vatEas } from './codes.js';
+import type { Destination } from './destination.js';
+import type { Address, Einvoice, Endpoint, Line, Party, PaymentInstructions, VatBreakdown, VatCategory } from './model.js';
+
+export interface BuildInput {
+  esr: Obj;
+  cfg: Obj;
+  destination: Destination;
+  letters: TaxLetters;
+  /** BT-1: the FN, or TL/TT/TN where the country has no FN */
+  id: string;
+}
+
+/** A rule the ESR or Cfg breaks: RC BAD naming the field to fix, with the rule id first in the message. */
+export function ruleError(field: string, rule: string, text: string): FiscalError {
+  return new FiscalError('#INVALID_VALUE', { field, detail: `[${rule}] ${text}` });
+}
+
+const HUNDRED: Dec = { v: 100n, s: 0 };
+
+function text(o: Obj | undefined, key: string): string | undefined {
+  const v = o ? str(o, key)?.trim() : undefined;
+  return v ? v : undefined;
+}
+
+function street(o: Obj): string | undefined {
+  const adr = text(o, 'Adr');
+  const nr = text(o, 'AdrNr');
+  return adr && nr ? `${adr} ${nr}` : adr;
+}
+
+function dateOf(value: string | undefined, field: string, rule: string): string | undefined {
+  if (value === undefined) return undefined;
+  const d = value.slice(0, 10);
+  if (!isDate(d)) throw ruleError(field, rule, `"${value}" is not a date YYYY-MM-DD`);
+  return d;
+}
+
+function addDays(date: string, days: number): string {
+  const t = Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))) + days * 86_400_000;
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+/** An endpoint written `scheme:id` (Peppol participant id, optionally with the `iso6523-actorid-upis::` prefix). */
+function endpointOf(value: string): Endpoint | undefined {
+  const m = /^(?:iso6523-actorid-upis::)?([0-9]{4}|[A-Z]{2}):(.+)$/.exec(value.trim());
+  return m ? { scheme: m[1] as string, id: (m[2] as string).trim() } : undefined;
+}
+
+function seller(cfg: Obj, dest: Destination): Party {
+  const cmp = obj(cfg, 'Cmp');
+  const doc = obj(cfg, 'Doc');
+  const name = text(cmp, 'Nam');
+  if (!cmp || !name) throw ruleError('Cfg.Cmp.Nam', 'BR-6', 'Seller name (BT-27) is missing: configure Cfg.Cmp before invoicing');
+  const country = text(cmp, 'Ctry')?.toUpperCase();
+  if (!country) throw ruleError('Cfg.Cmp.Ctry', 'BR-9', 'Seller country code (BT-40) is missing');
+  const address: Address = { country };
+  const s = street(cmp);
+  if (s) address.street = s;
+  const city = text(cmp, 'City');
+  const zip = text(cmp, 'Zip');
+  if (city) address.city = city;
+  if (zip) address.zip = zip;
+  const party: Party = { name, address };
+  const taxId = text(cmp, 'TaxId');
+  if (taxId && hasCountryPrefix(taxId)) party.vatId = taxId;
+  else if (taxId) party.taxRegistrationId = taxId;
+  const tin = text(cmp, 'TIN');
+  if (tin && !party.taxRegistrationId) party.taxRegistrationId = tin;
+  const contact = { name: text(doc, 'ContactName'), telephone: text(doc, 'ContactTelephone'), email: text(doc, 'ContactElectronicMail') };
+  party.contact = Object.fromEntries(Object.entries(contact).filter(([, v]) => v !== undefined));
+  const eas = party.vatId ? vatEas(party.vatId) : undefined;
+  if (party.vatId && eas) party.endpoint = { scheme: eas, id: party.vatId };
+  else if (contact.email) party.endpoint = { scheme: 'EM', id: contact.email };
+  if (dest.syntax === 'xrechnung') {
+    if (!city) throw ruleError('Cfg.Cmp.City', 'BR-DE-3', 'Seller city (BT-37) is missing');
+    if (!zip) throw ruleError('Cfg.Cmp.Zip', 'BR-DE-4', 'Seller post code (BT-38) is missing');
+    if (!contact.name) throw ruleError('Cfg.Doc.ContactName', 'BR-DE-5', 'Seller contact point (BT-41) is missing');
+    if (!contact.telephone) throw ruleError('Cfg.Doc.ContactTelephone', 'BR-DE-6', 'Seller contact telephone number (BT-42) is missing');
+    if (!contact.email) throw ruleError('Cfg.Doc.ContactElectronicMail', 'BR-DE-7', 'Seller contact email address (BT-43) is missing');
+  }
+  if (!party.endpoint) throw ruleError('Cfg.Cmp.TaxId', 'PEPPOL-EN16931-R020', 'Seller electronic address (BT-34) is missing: configure Cfg.Cmp.TaxId with its country prefix or Cfg.Doc.ContactElectronicMail');
+  return party;
+}
+
+function buyer(esr: Obj, sellerCountry: string, dest: Destination): Party {
+  const ctm = obj(esr, 'Ctm');
+  const name = text(ctm, 'Nam');
+  if (!ctm || !name) throw ruleError('ESR.Ctm.Nam', 'BR-7', 'Buyer name (BT-44) is missing');
+  // a customer without Ctry is taken to be in the seller's country (docs/einvoicing.md)
+  const address: Address = { country: text(ctm, 'Ctry')?.toUpperCase() ?? sellerCountry };
+  const s = street(ctm);
+  if (s) address.street = s;
+  const adr2 = text(ctm, 'Adr2');
+  if (adr2) address.additionalStreet = adr2;
+  const city = text(ctm, 'City');
+  const zip = text(ctm, 'Zip');
+  if (city) address.city = city;
+  if (zip) address.zip = zip;
+  const party: Party = { name, address };
+  const taxId = text(ctm, 'TaxId');
+  if (taxId) {
+    if (!hasCountryPrefix(taxId)) throw ruleError('ESR.Ctm.TaxId', 'BR-CO-9', `Buyer VAT identifier (BT-48) "${taxId}" must start with its country prefix (ISO 3166-1 alpha-2, EL for Greece)`);
+    party.vatId = taxId;
+  }
+  const cn = text(ctm, 'CN');
+  if (cn) party.identifier = cn;
+  const dd = text(esr, 'DDto');
+  const given = dest.syntax === 'peppol' && dd ? endpointOf(dd) : undefined;
+  if (dest.syntax === 'peppol' && dd && !given) {
+    throw ruleError('ESR.DDto', 'PEPPOL-EN16931-R010', `"${dd}" is not a Peppol participant identifier scheme:id (for example 0088:7300010000001 or 9930:DE123456789)`);
+  }
+  const eas = party.vatId ? vatEas(party.vatId) : undefined;
+  if (given) party.endpoint = given;
+  else if (party.vatId && eas) party.endpoint = { scheme: eas, id: party.vatId };
+  if (dest.syntax === 'xrechnung') {
+    if (!city) throw ruleError('ESR.Ctm.City', 'BR-DE-8', 'Buyer city (BT-52) is missing');
+    if (!zip) throw ruleError('ESR.Ctm.Zip', 'BR-DE-9', 'Buyer post code (BT-53) is missing');
+  }
+  if (!party.endpoint && dest.syntax === 'peppol') {
+    throw ruleError('ESR.DDto', 'PEPPOL-EN16931-R010', "Buyer electronic address (BT-49) is missing: send the buyer's Peppol participant id as ESR.DDto (scheme:id) or ESR.Ctm.TaxId");
+  }
+  return party;
+}
+
+interface TaxGroup {
+  category: VatCategory;
+  rate: Dec;
+  net: Dec;
+  tax: Dec;
+  /** indexes into the lines */
+  lines: number[];
+}
+
+function taxGroups(taxA: Obj[]): TaxGroup[] {
+  return taxA.map((t, i) => {
+    if (str(t, 'TTY')) throw ruleError(`ESR.TaxA[${i}].TTY`, 'BR-CO-18', `the tax ${str(t, 'TTY') ?? ''} is not VAT: other taxes than VAT are not supported in e-invoices yet`);
+    const rate = parseDec(str(t, 'Prc') ?? '');
+    const net = parseDec(str(t, 'Net') ?? '');
+    const tax = parseDec(str(t, 'TAmt') ?? '');
+    if (!rate || !net || !tax) throw ruleError(`ESR.TaxA[${i}]`, 'BR-CO-18', 'a tax element without Prc, Net and TAmt');
+    return { category: sign(rate) > 0 ? 'S' : 'Z', rate, net, tax, lines: [] };
+  });
+}
+
+/** A price: the exact quotient where it has at most 6 decimals, else rounded to 6 (BT-146 allows them). */
+function priceOf(amount: Dec, quantity: Dec): Dec {
+  if (quantity.v === 0n) return ZERO;
+  const p = div(abs(amount), abs(quantity), 6);
+  return { v: p.v / 10n ** BigInt(p.s - Math.max(2, significantScale(p))), s: Math.max(2, significantScale(p)) };
+}
+
+function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNote: boolean): Line[] {
+  const posA = lines(esr, 'PosA');
+  const positions = analyzePositions(posA);
+  if (positions.length === 0) throw ruleError('ESR.PosA', 'BR-16', 'An invoice shall have at least one invoice line (BG-25)');
+  const taxA = lines(esr, 'TaxA');
+  const taxN = str(esr, 'TaxN') === '1';
+  const groupOf = positions.map((p) => {
+    const field = `ESR.PosA[${p.index}].TaxG`;
+    if (p.groups.length !== 1) throw ruleError(field, 'BR-CO-4', 'each invoice line has exactly one VAT category (BT-151): name one tax group');
+    const g = resolveWithTaxA(p.groups[0] as string, taxA, letters, field);
+    (groups[g] as TaxGroup).lines.push(p.index);
+    return g;
+  });
+  // each group's net is split over its lines by their amounts after Mods: the line nets add up to it exactly
+  const nets = new Map<number, Dec>();
+  groups.forEach((g) => {
+    const members = positions.filter((p) => g.lines.includes(p.index));
+    const shares = allocate(g.net, members.map((p) => p.modified));
+    members.forEach((p, k) => nets.set(p.index, shares[k] as Dec));
+  });
+  const flip = (d: Dec): Dec => (creditNote ? neg(d) : d);
+  return positions.map((p, n) => {
+    const pos = posA[p.index] as Obj;
+    const field = `ESR.PosA[${p.index}]`;
+    const group = groups[groupOf[n] as number] as TaxGroup;
+    const net = nets.get(p.index) ?? ZERO;
+    // before the Mods: the position's own amount, net of VAT
+    const before = taxN ? p.amt : div(mul(p.amt, HUNDRED), add(HUNDRED, group.rate), Math.max(2, net.s));
+    const quantity = flip(qtyOf(pos));
+    const line: Line = {
+      id: String(n + 1),
+      quantity,
+      unit: unitOf(str(pos, 'QtyU')),
+      net: flip(net),
+      allowance: flip(sub(before, net)),
+      name: text(pos, 'Dsc') ?? '',
+      category: group.category,
+      rate: group.rate,
+      price: priceOf(before, quantity),
+    };
+    if (!line.name) throw ruleError(`${field}.Dsc`, 'BR-25', 'Item name (BT-153) is missing');
+    const note = text(pos, 'Note');
+    if (note) line.note = note;
+    const sku = text(pos, 'SKU');
+    if (sku) line.sellerItemId = sku;
+    const gtin = text(pos, 'IN');
+    if (gtin) line.gtin = gtin;
+    const olr = text(pos, 'OrderLineReference');
+    if (olr) line.orderLineReference = olr;
+    const start = dateOf(text(pos, 'SvcStartD'), `${field}.SvcStartD`, 'BR-CO-20');
+    const end = dateOf(text(pos, 'SvcEndD'), `${field}.SvcEndD`, 'BR-CO-20');
+    if (start && end && end < start) throw ruleError(`${field}.SvcEndD`, 'BR-30', `Invoice line period end date (BT-135) ${end} is before its start date (BT-134) ${start}`);
+    if (start) line.periodStart = start;
+    if (end) line.periodEnd = end;
+    return line;
+  });
+}
+
+function payment(esr: Obj, cfg: Obj, payable: Dec, creditNote: boolean): PaymentInstructions {
+  const doc = obj(cfg, 'Doc');
+  const iban = text(doc, 'AccountIBAN')?.replace(/\s+/g, '');
+  const account = (code: string): PaymentInstructions => {
+    const p: PaymentInstructions = { code };
+    if (iban) p.iban = iban;
+    const name = text(doc, 'AccountName');
+    if (name && iban) p.accountName = name;
+    const bic = text(doc, 'AccountBIC');
+    if (bic && iban) p.bic = bic;
+    return p;
+  };
+  // left to pay: to the account (SEPA credit transfer, 58 for an invoice; 30 credit transfer back for a credit note)
+  if (sign(payable) > 0 && iban) return account(creditNote ? '30' : '58');
+  const paid = lines(esr, 'PayA').filter((p) => str(p, 'PayG') !== 'open');
+  const largest = paid.reduce<Obj | undefined>((a, p) => (!a || cmp(abs(parseDec(str(p, 'Amt') ?? '0') ?? ZERO), abs(parseDec(str(a, 'Amt') ?? '0') ?? ZERO)) > 0 ? p : a), undefined);
+  return { code: largest && sign(payable) === 0 ? meansOf(str(largest, 'PayG') ?? 'cash') : 'ZZZ' };
+}
+
+function breakdown(groups: TaxGroup[], creditNote: boolean): VatBreakdown[] {
+  // one breakdown per category and rate (BR-CO-18, BR-S-08): groups of the same rate are added up
+  const out: VatBreakdown[] = [];
+  for (const g of groups) {
+    if (g.lines.length === 0 && sign(g.net) === 0 && sign(g.tax) === 0) continue;
+    const same = out.find((b) => b.category === g.category && cmp(b.rate, g.rate) === 0);
+    const taxable = creditNote ? neg(g.net) : g.net;
+    const tax = creditNote ? neg(g.tax) : g.tax;
+    if (same) {
+      same.taxable = add(same.taxable, taxable);
+      same.tax = add(same.tax, tax);
+    } else {
+      out.push({ category: g.category, rate: g.rate, taxable, tax });
+    }
+  }
+  return out;
+}
+
+export function buildEinvoice(input: BuildInput): Einvoice {
+  const { esr, cfg, destination } = input;
+  const sellerParty = seller(cfg, destination);
+  const buyerParty = buyer(esr, sellerParty.address.country, destination);
+  const taxA = lines(esr, 'TaxA');
+  const groups = taxGroups(taxA);
+  const total = sum(groups.map((g) => add(g.net, g.tax)));
+  const creditNote = sign(total) < 0;
+  const invoiceLines = buildLines(esr, groups, input.letters, creditNote);
+  const vat = breakdown(groups, creditNote);
+  const flip = (d: Dec): Dec => (creditNote ? neg(d) : d);
+  const lineNet = sum(invoiceLines.map((l) => l.net));
+  const tax = sum(vat.map((b) => b.tax));
+  const taxInclusive = add(lineNet, tax);
+  const paid = sum(lines(esr, 'PayA').filter((p) => str(p, 'PayG') !== 'open').map((p) => parseDec(str(p, 'Amt') ?? '0') ?? ZERO));
+  const prepaid = flip(paid);
+  const payable = sub(taxInclusive, prepaid);
+  const issueDate = dateOf(text(esr, 'D'), 'ESR.D', 'BR-3');
+  if (!issueDate) throw ruleError('ESR.D', 'BR-3', 'Invoice issue date (BT-2) is missing');
+
+  const inv: Einvoice = {
+    syntax: destination.syntax,
+    creditNote,
+    id: input.id,
+    issueDate,
+    currency: currencyOf(sellerParty.address.country),
+    notes: [],
+    seller: sellerParty,
+    buyer: buyerParty,
+    payment: payment(esr, cfg, payable, creditNote),
+    lines: invoiceLines,
+    vat,
+    totals: { lineNet, taxExclusive: lineNet, tax, taxInclusive, prepaid, payable },
+  };
+  const doc = obj(cfg, 'Doc');
+  const cmpCfg = obj(cfg, 'Cmp');
+  if (text(cmpCfg, 'VATonPayment') === '1') inv.taxPointCode = '432';
+  const ctm = obj(esr, 'Ctm');
+  const reference = destination.syntax === 'xrechnung' ? text(esr, 'DDto') ?? text(ctm, 'BuyerReference') : text(ctm, 'BuyerReference');
+  if (reference) inv.buyerReference = reference;
+  const order = text(esr, 'OrderReference');
+  if (order) inv.orderReference = order;
+  if (destination.syntax === 'xrechnung' && !reference) {
+    throw ruleError('ESR.DDto', 'BR-DE-15', 'Buyer reference (BT-10) is missing: send the Leitweg-ID as ESR.DDto (or ESR.Ctm.BuyerReference)');
+  }
+  if (destination.syntax === 'peppol' && !reference && !order) {
+    throw ruleError('ESR.Ctm.BuyerReference', 'PEPPOL-EN16931-R003', 'A buyer reference (BT-10) or purchase order reference (BT-13) must be provided: send ESR.Ctm.BuyerReference or ESR.OrderReference');
+  }
+  const rfn = text(esr, 'RFN');
+  const rtn = text(esr, 'RTN');
+  const precedingId = rfn ?? (rtn ? [text(esr, 'RTL'), text(esr, 'RTT'), rtn].filter(Boolean).join('/') : undefined);
+  if (precedingId) {
+    inv.preceding = { id: precedingId };
+    const rd = dateOf(text(esr, 'RD'), 'ESR.RD', 'BR-55');
+    if (rd) inv.preceding.date = rd;
+  }
+  for (const key of ['Rsn'] as const) {
+    const note = text(esr, key);
+    if (note) inv.notes.push(note);
+  }
+  const head = esr.Head;
+  if (isObj(head) && text(head, 'Txt')) inv.notes.push(text(head, 'Txt') as string);
+  const terms = text(esr, 'PaymentTerms') ?? text(doc, 'PaymentTerms');
+  if (terms) inv.paymentTerms = terms;
+  const due = dateOf(text(esr, 'DueDate'), 'ESR.DueDate', 'BR-CO-25');
+  const period = text(doc, 'PaymentPeriod');
+  if (period !== undefined && !/^\d{1,4}$/.test(period)) throw ruleError('Cfg.Doc.PaymentPeriod', 'BR-CO-25', `"${period}" is not a number of days`);
+  const dueDate = due ?? (period !== undefined ? addDays(issueDate, Number(period)) : undefined);
+  if (dueDate) inv.dueDate = dueDate;
+  if (sign(payable) > 0 && !dueDate && !terms) {
+    throw ruleError('Cfg.Doc.PaymentTerms', 'BR-CO-25', 'In case the Amount due for payment (BT-115) is positive, either the Payment due date (BT-9) or the Payment terms (BT-20) shall be present: configure Cfg.Doc.PaymentTerms or Cfg.Doc.PaymentPeriod, or send ESR.DueDate');
+  }
+  const delivery = lines(esr, 'Delivery')[0] ?? (Array.isArray(esr.Delivery) ? undefined : obj(esr, 'Delivery'));
+  if (delivery) {
+    const d: NonNullable<Einvoice['delivery']> = {};
+    const date = dateOf(text(delivery, 'D'), 'ESR.Delivery[0].D', 'BR-CO-20');
+    if (date) d.date = date;
+    const city = text(delivery, 'City');
+    const zip = text(delivery, 'Zip');
+    const adr = text(delivery, 'Adr');
+    if (city || zip || adr) {
+      if (destination.syntax === 'xrechnung' && !city) throw ruleError('ESR.Delivery[0].City', 'BR-DE-10', 'Deliver to city (BT-77) is missing');
+      if (destination.syntax === 'xrechnung' && !zip) throw ruleError('ESR.Delivery[0].Zip', 'BR-DE-11', 'Deliver to post code (BT-78) is missing');
+      const address: Address = { country: text(delivery, 'Ctry')?.toUpperCase() ?? buyerParty.address.country };
+      if (adr) address.street = adr;
+      const adr2 = text(delivery, 'Adr2');
+      if (adr2) address.additionalStreet = adr2;
+      if (city) address.city = city;
+      if (zip) address.zip = zip;
+      d.address = address;
+    }
+    inv.delivery = d;
+  }
+  if (!sellerParty.vatId && !sellerParty.taxRegistrationId) {
+    throw ruleError('Cfg.Cmp.TaxId', vat.some((b) => b.category === 'Z') ? 'BR-Z-02' : 'BR-S-02', 'Seller VAT identifier (BT-31) or tax registration identifier (BT-32) is missing');
+  }
+  // a zero rate with tax is no VAT category of EN 16931 (BR-Z-09)
+  for (const b of vat) {
+    if (b.category === 'Z' && sign(b.tax) !== 0) throw ruleError('ESR.TaxA', 'BR-Z-09', `VAT category tax amount (BT-117) is ${fmt(b.tax)} at rate 0`);
+  }
+  return inv;
+}

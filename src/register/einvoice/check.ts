@@ -1,0 +1,35 @@
+/**
+ * The EN 16931 calculation rules an e-invoice made from an ESR could still break (the ESR's own rules are
+ * checked before: esr/validate.ts), checked on the model before anything is journaled. Each failure names the
+ * rule and the ESR field whose amounts it comes from. The full official rule set runs in the tests.
+ */
+import { type Dec, add, cmp, fmt, sign, sub, sum } from '../../shared/money.js';
+import { ruleError } from './build.js';
+import type { Einvoice } from './model.js';
+
+function same(a: Dec, b: Dec): boolean {
+  return cmp(a, b) === 0;
+}
+
+export function checkCalculations(inv: Einvoice): void {
+  const t = inv.totals;
+  inv.lines.forEach((l, i) => {
+    if (sign(l.price) < 0) throw ruleError(`ESR.PosA[${i}].Pri`, 'BR-27', `Item net price (BT-146) ${fmt(l.price)} is negative`);
+  });
+  if (!same(t.lineNet, sum(inv.lines.map((l) => l.net)))) throw ruleError('ESR.PosA', 'BR-CO-10', 'Sum of Invoice line net amount (BT-106) differs from the line net amounts (BT-131)');
+  if (!same(t.taxExclusive, t.lineNet)) throw ruleError('ESR.PosA', 'BR-CO-13', 'Invoice total amount without VAT (BT-109) differs from the sum of the line net amounts (BT-106)');
+  if (!same(t.tax, sum(inv.vat.map((b) => b.tax)))) throw ruleError('ESR.TaxA', 'BR-CO-14', 'Invoice total VAT amount (BT-110) differs from the VAT category tax amounts (BT-117)');
+  if (!same(t.taxInclusive, add(t.taxExclusive, t.tax))) throw ruleError('ESR.T', 'BR-CO-15', 'Invoice total amount with VAT (BT-112) differs from BT-109 + BT-110');
+  if (!same(t.payable, sub(t.taxInclusive, t.prepaid))) throw ruleError('ESR.PayA', 'BR-CO-16', 'Amount due for payment (BT-115) differs from BT-112 - BT-113');
+  for (const b of inv.vat) {
+    const lines = sum(inv.lines.filter((l) => l.category === b.category && same(l.rate, b.rate)).map((l) => l.net));
+    const rule = b.category === 'S' ? 'BR-S-08' : 'BR-Z-08';
+    if (!same(lines, b.taxable)) throw ruleError('ESR.TaxA', rule, `VAT category taxable amount (BT-116) ${fmt(b.taxable)} at ${fmt(b.rate)} % differs from the sum of its line net amounts ${fmt(lines)}`);
+    // BR-CO-17 allows a difference below one unit of the currency: the POS computes VAT from gross amounts
+    const exact = { v: b.taxable.v * b.rate.v, s: b.taxable.s + b.rate.s + 2 };
+    const diff = sub(b.tax, exact);
+    if (cmp(diff.v < 0n ? { v: -diff.v, s: diff.s } : diff, { v: 1n, s: 0 }) >= 0) {
+      throw ruleError('ESR.TaxA', 'BR-CO-17', `VAT category tax amount (BT-117) ${fmt(b.tax)} is not taxable amount × rate (${fmt(b.taxable)} × ${fmt(b.rate)} %)`);
+    }
+  }
+}

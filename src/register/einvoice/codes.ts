@@ -1,0 +1,52 @@
+/** Code lists the ESR → EN 16931 mapping needs: EAS schemes of VAT numbers, currencies, units, payment means. */
+
+/** EAS code (CEF code list) of a VAT number by its country prefix: the Peppol participant scheme of that VAT id. */
+const VAT_EAS: Readonly<Record<string, string>> = {
+  AT: '9914', BE: '9925', BG: '9926', CH: '9927', CY: '9928', CZ: '9929', DE: '9930', EE: '9931', ES: '9920',
+  FR: '9957', GB: '9932', GR: '9933', EL: '9933', HR: '9934', IE: '9935', LI: '9936', LT: '9937', LU: '9938',
+  LV: '9939', MC: '9940', ME: '9941', MK: '9942', MT: '9943', NL: '9944', PL: '9945', PT: '9946', RO: '9947',
+  RS: '9948', SI: '9949', SK: '9950', SM: '9951', TR: '9952', VA: '9953', IT: '0211', HU: '9910',
+};
+
+export function vatEas(vatId: string): string | undefined {
+  const prefix = vatId.slice(0, 2).toUpperCase();
+  return Object.hasOwn(VAT_EAS, prefix) ? VAT_EAS[prefix] : undefined;
+}
+
+/** A VAT identifier carries its ISO 3166 country prefix (BR-CO-9; Greece writes EL). */
+export function hasCountryPrefix(vatId: string): boolean {
+  return /^[A-Z]{2}[0-9A-Za-z+*.]{2,}$/.test(vatId);
+}
+
+/** The invoice currency (BT-5) of a register's country: the ESR amounts are in local currency. */
+const CURRENCY: Readonly<Record<string, string>> = {
+  BG: 'BGN', CH: 'CHF', CZ: 'CZK', DK: 'DKK', GB: 'GBP', HU: 'HUF', IS: 'ISK', LI: 'CHF', NO: 'NOK', PL: 'PLN', RO: 'RON', SE: 'SEK', RS: 'RSD', TR: 'TRY',
+};
+
+export function currencyOf(country: string): string {
+  return Object.hasOwn(CURRENCY, country) ? (CURRENCY[country] as string) : 'EUR';
+}
+
+/** UN/ECE Recommendation 20 unit (BT-130) of an ESR Pos.QtyU; a piece (or no unit) is C62 "one". */
+const UNITS: Readonly<Record<string, string>> = {
+  kg: 'KGM', g: 'GRM', t: 'TNE', l: 'LTR', ml: 'MLT', cl: 'CLT', m: 'MTR', cm: 'CMT', km: 'KMT', m2: 'MTK', m3: 'MTQ',
+  h: 'HUR', min: 'MIN', d: 'DAY', day: 'DAY', pc: 'C62', pcs: 'C62', stk: 'C62', 'stück': 'C62', piece: 'C62',
+};
+
+export function unitOf(qtyU: string | undefined): string {
+  if (qtyU === undefined || qtyU.trim() === '') return 'C62';
+  const u = qtyU.trim();
+  // already a Recommendation 20 code (upper case letters and digits, 2 or 3 characters)
+  if (/^[A-Z0-9]{2,3}$/.test(u)) return u;
+  const key = u.toLowerCase().replace(/\.$/, '');
+  return Object.hasOwn(UNITS, key) ? (UNITS[key] as string) : 'C62';
+}
+
+/** UNTDID 4461 payment means (BT-81) of a PayG: how a paid invoice was paid. */
+const MEANS: Readonly<Record<string, string>> = {
+  cash: '10', change: '10', foreign: '10', rounding: '10', check: '20', creditcard: '54', debitcard: '55', atm: '55', mobile: '68',
+};
+
+export function meansOf(payG: string): string {
+  return Object.hasOwn(MEANS, payG) ? (MEANS[payG] as string) : 'ZZZ';
+}
