@@ -14,6 +14,7 @@ import { chromium } from 'playwright-core';
 import { ROOT, post, startTestService } from './helpers.js';
 
 const jsQR = jsQRModule.default;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const RECEIPTS = {
@@ -58,8 +59,13 @@ test('GET /render of an Austrian and a German receipt in chromium: every Fis.Tag
         const res = await page.goto(`${svc.url}/render?fn=${encodeURIComponent(fis.FN)}`);
         assert.equal(res?.status(), 200);
         const text = await page.locator('body').innerText();
+        // the page shows the paper's lines: a long value (the TSE signature) broken as printed, dates in the
+        // receipt's language (these registers have none set: English)
+        const squeezed = text.replace(/\s+/g, '');
         for (const tag of fis.Tag) {
-          assert.ok(text.includes(tag.Value), `${country}: the tag ${tag.Label} ${tag.Value} is printed`);
+          const date = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}:\d{2}:\d{2})$/.exec(tag.Value);
+          const value = date ? `${date[3]} ${MONTHS[Number(date[2]) - 1] ?? ''} ${date[1]} ${date[4]}` : tag.Value;
+          assert.ok(squeezed.includes(value.replace(/\s+/g, '')), `${country}: the tag ${tag.Label} ${tag.Value} is printed as ${value}`);
           if (tag.Label) assert.ok(text.includes(tag.Label.trim()), `${country}: the label ${tag.Label} is printed`);
         }
         assert.match(text, country === 'at' ? /17[.,]60/ : /4[.,]32/);

@@ -52,6 +52,35 @@ function registered(r: HttpAnswer): Registered {
   return { fn: r.json.TraC.ESR.FN, tn: r.json.TraC.ESR.TN, code: fis.Code, tags: fis.Tag };
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A tag's value as the receipt prints it: amounts with the language's decimal mark, dates in its order. */
+function printed(value: string, lang: 'de' | 'en'): string {
+  const date = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}:\d{2}:\d{2})$/.exec(value);
+  if (date) return lang === 'de' ? `${date[3]}.${date[2]}.${date[1]} ${date[4]}` : `${date[3]} ${MONTHS[Number(date[2]) - 1]} ${date[1]} ${date[4]}`;
+  return lang === 'de' ? value.replace(/^(\d+ % -?\d+)\.(\d\d)$/, '$1,$2') : value;
+}
+
+/** The language the registers of this file print in: the Austrian one is set to German, the German one left in English. */
+function langOf(rn: 'at' | 'de'): 'de' | 'en' {
+  return rn === 'at' ? 'de' : 'en';
+}
+
+/** The lines of the default template (each a `div.l`), as text. */
+function htmlLines(html: string): string[] {
+  return [...html.matchAll(/<div class="l(?: b)?">([^<]*)<\/div>/g)].map((m) => (m[1] ?? '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&'));
+}
+
+/** The text output's lines without the written-out Fis.Code (the HTML shows it as an image). */
+function withoutCode(lines: readonly string[]): string[] {
+  const qr = lines.findIndex((l) => /^(QR-Code|QR code):$/.test(l));
+  if (qr < 0) return [...lines];
+  const end = lines.findIndex((l, i) => i > qr && l === '');
+  return [...lines.slice(0, qr), ...(end < 0 ? [] : lines.slice(end))];
+}
+
+const squeezed = (s: string): string => s.replace(/\s+/g, '');
+
 function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
@@ -209,16 +238,16 @@ after(async () => {
 
 describe('GET /render (HTML)', () => {
   for (const country of ['at', 'de'] as const) {
-    test(`${country}: every Fis.Tag with label and value, the QR image decodes to Fis.Code`, async () => {
+    test(`${country}: the lines of the text receipt, every Fis.Tag with label and value, the QR image decodes to Fis.Code`, async () => {
       const r = country === 'at' ? at : de;
       const html = await get(`${svc.url}/render?rn=${country}`);
       assert.equal(html.status, 200, html.text);
       assert.equal(html.contentType, 'text/html; charset=utf-8');
       assert.match(html.text, /^<!DOCTYPE html>/);
-      for (const t of r.tags) {
-        const shown = `${t.Label ? `<span class="label">${escapeHtml(t.Label)}</span> ` : ''}<span class="value">${escapeHtml(t.Value)}</span>`;
-        assert.ok(html.text.includes(shown), `tag ${t.Name}: ${shown}`);
-      }
+      const text = (await get(`${svc.url}/render/text?rn=${country}`)).text.split('\n').slice(0, -1);
+      assert.deepEqual(htmlLines(html.text), withoutCode(text));
+      const shown = squeezed(htmlLines(html.text).join(''));
+      for (const t of r.tags) assert.ok(shown.includes(squeezed(`${t.Label}${printed(t.Value, langOf(country))}`)), `tag ${t.Name}`);
       assert.equal(qrOfHtml(html.text), r.code);
       // the same receipt by its FN
       const byFn = await get(`${svc.url}/render?rn=${country}&FN=${encodeURIComponent(r.fn)}`);
@@ -231,15 +260,23 @@ describe('GET /render (HTML)', () => {
     for (const s of ['Café Wien GmbH', 'Ring 1', '1010 Wien', 'USt-IdNr. ATU12345678', 'Filiale Oper', 'Opernring 2', 'Kasse 3 (S-42)', NON_LATIN1, '2 x 3,00', 'Rabatt 10 %', '-0,60', 'Kaffee', '8,70', 'Wechselgeld', '-1,30', 'Willkommen im Café', 'Tisch 7', 'Danke für Ihren Besuch']) {
       assert.ok(html.includes(s), s);
     }
-    assert.match(html, /<td>A 20 %<\/td><td class="num">4,50<\/td><td class="num">0,90<\/td><td class="num">5,40<\/td>/);
-    assert.match(html, /<td>B 10 %<\/td><td class="num">3,00<\/td><td class="num">0,30<\/td><td class="num">3,30<\/td>/);
-    assert.match(html, new RegExp(`<td>Beleg-Nr\\.</td><td class="num">${at.tn}</td>`));
-    assert.match(html, new RegExp(`<td>Fiskal-Nr\\.</td><td class="num">${at.fn}</td>`));
+    // one amount column: the items' amounts, the discount, the total, the payments and the tax table's gross end at 40 of 42
+    const lines = htmlLines(html);
+    for (const re of [/^A 20 % +4,50 +0,90 +5,40$/, /^B 10 % +3,00 +0,30 +3,30$/, /^ {2}Rabatt 10 % +-0,60$/, /^Summe +8,70$/, /^Bar +10,00$/, /^Wechselgeld +-1,30$/, /^Kaffee +3,30 B$/]) {
+      const line = lines.find((l) => re.test(l));
+      assert.ok(line, `${re} in\n${lines.join('\n')}`);
+      assert.equal(line.replace(/ B$/, '').length, 40, line);
+    }
+    assert.ok(lines.includes(`Beleg-Nr.${' '.repeat(42 - 9 - at.tn.length)}${at.tn}`));
+    assert.ok(lines.includes(`Fiskal-Nr.${' '.repeat(42 - 10 - at.fn.length)}${at.fn}`));
+    // the country is named once, in the receipt's language
+    assert.equal(lines.filter((l) => l.trim() === 'Österreich').length, 1);
+    assert.ok(!lines.some((l) => l.trim() === 'AT'));
     // the German register speaks English here, with decimal points
     const deHtml = (await get(`${svc.url}/render?rn=de`)).text;
-    assert.match(deHtml, /<td>Total<\/td><td class="num">8\.38<\/td>/);
-    assert.match(deHtml, /<td>Location<\/td><td class="num">001<\/td>/);
-    assert.ok(!deHtml.includes('class="head'), 'no Head text, no Head block');
+    assert.ok(htmlLines(deHtml).includes(`Total${' '.repeat(42 - 2 - 5 - 4)}8.38`), deHtml);
+    assert.ok(htmlLines(deHtml).includes(`Location${' '.repeat(42 - 8 - 3)}001`));
+    assert.ok(!deHtml.includes('Willkommen'), 'no Head text');
   });
 
   test('chromium draws the page: the QR image loads and decodes, the tags read as label and value', async () => {
@@ -251,9 +288,9 @@ describe('GET /render (HTML)', () => {
       const img = page.locator('.qr img');
       assert.ok(await img.evaluate((e) => (e as HTMLImageElement).complete && (e as HTMLImageElement).naturalWidth > 0));
       assert.equal(decodePng(Buffer.from(await img.screenshot({ type: 'png' }))), de.code);
-      const text = await page.locator('section.fis').innerText();
-      const shown = text.split('\n');
-      for (const t of de.tags) assert.ok(shown.includes(`${t.Label ? `${t.Label} ` : ''}${t.Value}`), `${t.Label} ${t.Value} in ${text}`);
+      // the tags as printed: a long value (the TSE signature) broken over lines as on paper
+      const text = (await page.locator('section.tags .l').allTextContents()).join('');
+      for (const t of de.tags) assert.ok(squeezed(text).includes(squeezed(`${t.Label}${printed(t.Value, 'en')}`)), `${t.Label} ${t.Value} in ${text}`);
     } finally {
       await browser.close();
     }
@@ -272,7 +309,7 @@ describe('GET /render/pdf', () => {
     assert.match(text, /A 20 % +4,50 +0,90 +5,40/);
     assert.match(text, /B 10 % +3,00 +0,30 +3,30/);
     assert.ok(text.includes(NON_LATIN1), text);
-    for (const t of at.tags) assert.ok(text.includes(`${t.Label} ${t.Value}`), `${t.Label} ${t.Value}`);
+    for (const t of at.tags) assert.ok(text.includes(`${t.Label} ${printed(t.Value, 'de')}`), `${t.Label} ${printed(t.Value, 'de')}`);
     const fonts = pdfFonts(r.body, 'at');
     assert.match(fonts, /DejaVuSansMono +CID TrueType +Identity-H +yes/);
     assert.equal(pdfQr(r.body, 'at'), at.code);
@@ -295,11 +332,12 @@ describe('GET /render/text', () => {
         assert.ok(lines.some((l) => Array.from(l).length === width), 'the columns are used');
         const total = rn === 'at' ? 'Summe' : 'Total';
         const amount = rn === 'at' ? '8,70' : '8.38';
-        assert.ok(lines.includes(`${total}${' '.repeat(width - total.length - amount.length)}${amount}`), `total line in\n${res.text}`);
+        // in the amount column, left of the items' tax group letters
+        assert.ok(lines.includes(`${total}${' '.repeat(width - 2 - total.length - amount.length)}${amount}`), `total line in\n${res.text}`);
         assert.ok(lines.includes('-'.repeat(width)));
         // a long signature is broken over lines, nothing of it lost
         const joined = lines.join('');
-        for (const t of r.tags) assert.ok(joined.replace(/ /g, '').includes(`${t.Label}${t.Value}`.replace(/ /g, '')), t.Name);
+        for (const t of r.tags) assert.ok(joined.replace(/ /g, '').includes(`${t.Label}${printed(t.Value, langOf(rn))}`.replace(/ /g, '')), t.Name);
         assert.ok(joined.includes(r.code.replace(/ /g, '')), 'Fis.Code written out');
       }
     });
@@ -443,12 +481,15 @@ describe('which record, which configuration, which template', () => {
     assert.equal(ret.json.TraC.Result.RC, 'OK', ret.text);
     const returned = (await get(`${svc.url}/render/text?rn=gen`)).text.split('\n');
     assert.equal(returned.find((l) => l.trim() === 'Return'), `${' '.repeat(18)}Return`);
-    assert.ok(returned.includes(`Total${' '.repeat(42 - 5 - 5)}-3.50`), returned.join('\n'));
+    // the total in the amount column, under the item's amount (the tax group letter stands right of it)
+    assert.ok(returned.includes(`Total${' '.repeat(42 - 2 - 5 - 5)}-3.50`), returned.join('\n'));
     const z = await post(`${svc.url}/register?rn=gen`, { Tra: { ESR: { TL: '1', TT: '1', NFS: 'Z' } } });
     assert.equal(z.json.TraC.Result.RC, 'OK', z.text);
     const text = (await get(`${svc.url}/render/text?rn=gen`)).text.split('\n');
     assert.ok(text.some((l) => l.trim() === 'Z report'));
-    assert.ok(text.includes(`Z T ${z.json.TraC.Z.T}`), text.join('\n'));
+    // a report, not a field dump: the total once, under its section's title
+    assert.ok(text.includes('Grand totals') && text.includes(`Turnover${' '.repeat(42 - 8 - z.json.TraC.Z.T.length)}${z.json.TraC.Z.T}`), text.join('\n'));
+    assert.ok(!text.some((l) => /^Z (T|CAmt|LastD|LastSQ) |^Z  /.test(l)), text.join("\n"));
     // the day: 3.50 and 1.20 sold, 3.50 returned in group A
     assert.match(text.join('\n'), /^A 20 % +0\.00 +0\.00 +0\.00$/m);
     assert.match(text.join('\n'), /^B 10 % +1\.09 +0\.11 +1\.20$/m);
@@ -463,7 +504,7 @@ describe('which record, which configuration, which template', () => {
     const html = await get(`${svc.url}/render?rn=at&fn=${at.fn}`);
     assert.equal(html.status, 200, html.text);
     assert.ok(html.text.startsWith(`<p class="custom">Café Wien GmbH ${at.fn} 8,70</p>`), html.text);
-    for (const t of at.tags) assert.ok(html.text.includes(`<i>${escapeHtml(t.Label + t.Value)}</i>`));
+    for (const t of at.tags) assert.ok(html.text.includes(`<i>${escapeHtml(t.Label + printed(t.Value, 'de'))}</i>`));
     // the other register keeps the default
     assert.match((await get(`${svc.url}/render?rn=de`)).text, /^<!DOCTYPE html>/);
     assert.ok((await get(`${svc.url}/render/text?rn=at`)).text.includes('Summe'));

@@ -7,8 +7,9 @@
  * the Cfg in force when the record was made, plus the record's chain hash and signature where its answer is
  * rebuilt. It promises:
  * - the same output as the service's GET /render, /render/pdf and the printed receipt for the same record, Cfg
- *   and language: one view model (`receiptView`) feeds the HTML (default template or a given layout, run in the
- *   template sandbox), the fixed-width lines (42 or 48 columns) and the PDF;
+ *   and language: one view model (`receiptView`), laid out once in fixed-width lines (42 or 48 columns,
+ *   `receiptLines`), feeds the text, the PDF and the default HTML template (a given layout gets the view and
+ *   the lines too, run in the template sandbox);
  * - the record's Fis as the service answered it (`answerOf`): with the journal signature as Fis.Signature and in
  *   Fis.Code where the country module did not sign;
  * - the document handles of digital receipts as the service makes them (a 16-character register handle, a
@@ -17,10 +18,12 @@
  *   so loading it does not load the service.
  */
 export { type ReceiptRecord, type ReceiptType, type ReceiptView, type ViewInput, receiptView } from './receipt-view.js';
+export type { ItemView, ReportRow, ReportSection, ReportView, TaxView } from './receipt-view.js';
+export { receiptText } from './receipt-text.js';
 export { receiptHtml } from './receipt-html.js';
 export type { Layout } from './layout-store.js';
 export type { TemplateKind } from './template-sandbox.js';
-export { type ReceiptLine, DEFAULT_WIDTH, WIDTHS, receiptLines } from './receipt-lines.js';
+export { type ReceiptLine, type Section, DEFAULT_WIDTH, WIDTHS, receiptLines } from './receipt-lines.js';
 export { receiptPdf } from './receipt-pdf.js';
 export { type QrImageOptions, qrPngDataUrl } from './qr/index.js';
 export { REGISTER_HANDLE_LENGTH, TRANSACTION_HANDLE_LENGTH, transactionHandle } from './qr/document-handle.js';

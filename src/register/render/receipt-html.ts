@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import type { Obj } from '../codec/index.js';
 import { obj } from '../codec/index.js';
 import type { Layout } from './layout-store.js';
+import { htmlBlocks } from './receipt-html-lines.js';
+import { DEFAULT_WIDTH } from './receipt-lines.js';
 import type { ReceiptRecord, ReceiptView } from './receipt-view.js';
 import { renderTemplate } from './template-sandbox.js';
 
@@ -39,17 +41,18 @@ export function defaultTemplate(): string {
 }
 
 /**
- * What a template gets: the view model's fields at the top level and as `receipt`, and the record's
- * own ESR and Fis and the Cfg in force (what the layout editor previews with), for layouts that want
- * a field the view does not show.
+ * What a template gets: the view model's fields at the top level and as `receipt`, the receipt laid out
+ * in lines as the printer gets it (`blocks`, `width`: the default template prints these), and the
+ * record's own ESR and Fis and the Cfg in force (what the layout editor previews with), for layouts that
+ * want a field the view does not show.
  */
-export function receiptLocals(view: ReceiptView, record: ReceiptRecord, cfg: Obj): Record<string, unknown> {
-  return { ...view, receipt: view, ESR: obj(record.data, 'ESR') ?? {}, Fis: obj(record.data, 'Fis') ?? {}, Cfg: cfg };
+export function receiptLocals(view: ReceiptView, record: ReceiptRecord, cfg: Obj, width: number = DEFAULT_WIDTH): Record<string, unknown> {
+  return { ...view, receipt: view, width, blocks: htmlBlocks(view, width), ESR: obj(record.data, 'ESR') ?? {}, Fis: obj(record.data, 'Fis') ?? {}, Cfg: cfg };
 }
 
 /** Runs in the template sandbox's worker: settles when the worker answers, the service serves others meanwhile. */
-export function receiptHtml(view: ReceiptView, record: ReceiptRecord, cfg: Obj, layout: Layout | undefined): Promise<string> {
-  const locals = receiptLocals(view, record, cfg);
+export function receiptHtml(view: ReceiptView, record: ReceiptRecord, cfg: Obj, layout: Layout | undefined, width: number = DEFAULT_WIDTH): Promise<string> {
+  const locals = receiptLocals(view, record, cfg, width);
   if (layout) return renderTemplate(layout.kind, layout.source, layout.name, locals);
   return renderTemplate('pug', defaultTemplate(), DEFAULT_TEMPLATE_NAME, locals);
 }

@@ -15,7 +15,7 @@ const FONT_BOLD = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansMono-Bold.ttf'
 
 const FONT_SIZE = 8;
 /** DejaVu Sans Mono advances 0.602 em per character. */
-const CHAR_WIDTH = FONT_SIZE * 0.602;
+export const CHAR_WIDTH = FONT_SIZE * 0.602;
 const LINE_HEIGHT = FONT_SIZE * 1.25;
 const MARGIN = 12;
 /** The QR code's side on paper: about 40 mm, readable by phone apps also for the long codes (AT, DE). */

@@ -9,7 +9,8 @@ export function centred(text: string, width: number): string {
   return ' '.repeat(Math.max(0, Math.floor((width - printedLength(text)) / 2))) + text;
 }
 
-function textOf(line: ReceiptLine, view: ReceiptView, width: number): string[] {
+/** One laid-out line as printed text (a QR code as its label and its data, broken to the width). */
+export function textOf(line: ReceiptLine, view: ReceiptView, width: number): string[] {
   switch (line.kind) {
     case 'text':
       return [line.align === 'center' ? centred(line.text, width) : line.text];

@@ -6,10 +6,19 @@
  * document model; amounts are formatted from their decimal text, never through a JS number.
  */
 import type { Lang } from '../../shared/errors.js';
-import { type Dec, fmt, fmtMoney, parseDec, significantScale, sub, sum } from '../../shared/money.js';
+import { type Dec, parseDec, sum } from '../../shared/money.js';
 import { type Obj, type Value, isObj, lines, obj, str } from '../codec/index.js';
 import { classify } from '../esr/business-case.js';
-import { type ReceiptLabels, decimalSeparatorOf, labelsOf } from './receipt-labels.js';
+import { Formatter } from './receipt-format.js';
+import { type ItemView, items } from './receipt-items.js';
+import { type ReceiptLabels, labelsOf } from './receipt-labels.js';
+import { type ReportView, reportView } from './receipt-report.js';
+import { type TaxView, taxes } from './receipt-taxes.js';
+import { reportLabelsOf } from './report-labels.js';
+
+export type { ItemView } from './receipt-items.js';
+export type { ReportRow, ReportSection, ReportView } from './receipt-report.js';
+export type { TaxView } from './receipt-taxes.js';
 
 /** The record types /render draws. */
 export type ReceiptType = 'Tra' | 'TraS' | 'Audit';
@@ -28,34 +37,12 @@ export interface Field {
 
 export interface PartyView {
   name: string;
-  /** street line, zip and city line, country: the ones given */
+  /** street line, zip and city line: the ones given */
   lines: string[];
+  /** the country's name in the receipt's language, where it is printed (see receiptView); else '' */
+  country: string;
   taxId: string;
   tin: string;
-}
-
-export interface ItemView {
-  /** pos: a sold (or returned) article; mod: a discount or markup; lin: a print line */
-  kind: 'pos' | 'mod' | 'lin';
-  pn: string;
-  description: string;
-  /** "2 x 3.00" when the quantity is not one piece; else '' */
-  quantity: string;
-  amount: string;
-  taxGroup: string;
-  /** a modifier's percentage ("10 %"), else '' */
-  percent: string;
-  note: string;
-  /** '1' for a line voided within the receipt */
-  voided: string;
-}
-
-export interface TaxView {
-  group: string;
-  rate: string;
-  net: string;
-  tax: string;
-  gross: string;
 }
 
 export interface PaymentView {
@@ -94,8 +81,10 @@ export interface ReceiptView {
   taxes: TaxView[];
   /** every Fis.Tag: the law wants each printed with its label */
   tags: TagView[];
-  /** further data of TraS, Z and Audit records */
+  /** further data of TraS and Audit records */
   fields: Field[];
+  /** the figures of an X or Z report, in sections; undefined for other records */
+  report: ReportView | undefined;
   /** Fis.Code: printed as a QR code */
   code: string;
   /** Fis.Link, printed as text */
@@ -108,37 +97,6 @@ const TITLE_OF_KIND: Readonly<Record<string, keyof ReceiptLabels>> = {
   return: 'return', void: 'void', invoice: 'invoice', closing: 'closing', nonfiscal: 'nonfiscal', training: 'nonfiscal',
   payment: 'nonfiscal', login: 'nonfiscal', logout: 'nonfiscal', payin: 'nonfiscal', payout: 'nonfiscal', reprint: 'receipt', xreport: 'nonfiscal',
 };
-
-class Formatter {
-  constructor(private readonly separator: string) {}
-
-  private localized(text: string): string {
-    return this.separator === '.' ? text : text.replace('.', this.separator);
-  }
-
-  /** Money with at least 2 decimals, exactly as recorded; text that is no decimal stays as it is. */
-  amount(raw: string | undefined): string {
-    if (raw === undefined || raw === '') return '';
-    const d = parseDec(raw.trim());
-    return d ? this.localized(fmtMoney(d)) : raw;
-  }
-
-  amountOf(d: Dec): string {
-    return this.localized(fmtMoney(d));
-  }
-
-  /** A quantity or percentage without trailing zeros ("2", "1.5"). */
-  number(raw: string | undefined): string {
-    if (raw === undefined || raw === '') return '';
-    const d = parseDec(raw.trim());
-    return d ? this.localized(fmt(d, significantScale(d))) : raw;
-  }
-
-  percent(raw: string | undefined): string {
-    const n = this.number(raw?.replace(/\s*%\s*$/, ''));
-    return n ? `${n} %` : '';
-  }
-}
 
 function textOf(v: Value | undefined): string {
   return typeof v === 'string' ? v : '';
@@ -153,32 +111,17 @@ function textLines(v: Value | undefined): string[] {
   return text === '' ? [] : text.split(/\r?\n/);
 }
 
-function party(part: Obj | undefined): PartyView {
-  if (!part) return { name: '', lines: [], taxId: '', tin: '' };
+function party(part: Obj | undefined, f: Formatter): PartyView {
+  if (!part) return { name: '', lines: [], country: '', taxId: '', tin: '' };
   const street = [str(part, 'Adr'), str(part, 'AdrNr')].filter(Boolean).join(' ');
   const city = [str(part, 'Zip'), str(part, 'City')].filter(Boolean).join(' ');
   return {
     name: str(part, 'Nam') ?? '',
-    lines: [street, city, str(part, 'Ctry') ?? ''].filter((l) => l !== ''),
+    lines: [street, city].filter((l) => l !== ''),
+    country: f.country(str(part, 'Ctry') ?? ''),
     taxId: str(part, 'TaxId') ?? '',
     tin: str(part, 'TIN') ?? '',
   };
-}
-
-function items(esr: Obj, f: Formatter): ItemView[] {
-  return lines(esr, 'PosA').map((line): ItemView => {
-    const type = str(line, '_') ?? 'Pos';
-    const kind = type === 'Lin' ? 'lin' : type === 'Mod' || str(line, 'PTY') === 'Mod' ? 'mod' : 'pos';
-    const base = { kind, pn: str(line, 'PN') ?? '', description: str(line, 'Dsc') ?? '', quantity: '', amount: '', taxGroup: '', percent: '', note: str(line, 'Note') ?? str(line, 'Info') ?? '', voided: str(line, 'Void') === '1' ? '1' : '' } satisfies ItemView;
-    if (kind === 'lin') return { ...base, amount: str(line, 'LAmt') ?? '' };
-    if (kind === 'mod') return { ...base, amount: f.amount(str(line, 'Amt')), percent: f.percent(str(line, 'Prc')), taxGroup: str(line, 'TaxG') ?? '' };
-    const qty = str(line, 'Qty');
-    const unit = str(line, 'QtyU') ?? '';
-    const q = qty !== undefined ? parseDec(qty) : undefined;
-    const onePiece = (q === undefined || q.v === 10n ** BigInt(q.s)) && unit === '';
-    const quantity = onePiece ? '' : `${f.number(qty ?? '1')}${unit ? ` ${unit}` : ''}${str(line, 'Pri') ? ` x ${f.amount(str(line, 'Pri'))}` : ''}`;
-    return { ...base, quantity, amount: f.amount(str(line, 'Amt')), taxGroup: str(line, 'TaxG') ?? '' };
-  });
 }
 
 function total(esr: Obj, f: Formatter): string {
@@ -190,25 +133,6 @@ function total(esr: Obj, f: Formatter): string {
   return f.amountOf(sum(amounts as Dec[]));
 }
 
-/** Net of a tax line; computed as gross minus tax where it is not given (the Z's ZTax has none). */
-function netOf(t: Obj, f: Formatter): string {
-  const net = str(t, 'Net');
-  if (net !== undefined) return f.amount(net);
-  const gross = parseDec(str(t, 'Amt') ?? '');
-  const tax = parseDec(str(t, 'TAmt') ?? '');
-  return gross && tax ? f.amountOf(sub(gross, tax)) : '';
-}
-
-function taxes(taxLines: readonly Obj[], f: Formatter): TaxView[] {
-  return taxLines.map((t): TaxView => {
-    const tty = str(t, 'TTY');
-    const group = [str(t, 'TaxG') ?? '', tty ?? ''].filter(Boolean).join(' ');
-    // a non-VAT tax (TTY) has its base in Base and the tax itself in Amt
-    if (tty) return { group, rate: f.percent(str(t, 'Prc')), net: f.amount(str(t, 'Base')), tax: f.amount(str(t, 'Amt')), gross: '' };
-    return { group, rate: f.percent(str(t, 'Prc')), net: netOf(t, f), tax: f.amount(str(t, 'TAmt')), gross: f.amount(str(t, 'Amt')) };
-  });
-}
-
 function payments(esr: Obj, f: Formatter): PaymentView[] {
   return lines(esr, 'PayA').map((p) => {
     const cc = str(p, 'CC');
@@ -217,9 +141,10 @@ function payments(esr: Obj, f: Formatter): PaymentView[] {
   });
 }
 
-function tags(fis: Obj | undefined): TagView[] {
+/** The labels are the country module's words (the law's); amounts and dates in the values are localized. */
+function tags(fis: Obj | undefined, f: Formatter): TagView[] {
   if (!fis) return [];
-  return lines(fis, 'Tag').map((t) => ({ name: str(t, 'Name') ?? '', label: str(t, 'Label') ?? '', value: str(t, 'Value') ?? '' }));
+  return lines(fis, 'Tag').map((t) => ({ name: str(t, 'Name') ?? '', label: str(t, 'Label') ?? '', value: f.tagValue(str(t, 'Value') ?? '') }));
 }
 
 /** Scalars and lists of an object as label/value pairs (the Z data, an audit record). */
@@ -233,31 +158,6 @@ function scalarFields(o: Obj, skip: readonly string[] = []): Field[] {
   return out;
 }
 
-/** Amounts among the Z's scalars (the rest are counts, dates and SQs). */
-const Z_AMOUNTS: readonly string[] = ['T', 'CAmt', 'CreditAmt', 'DiscountAmt', 'SurchargeAmt'];
-
-/** The lines of a report's figures (the Fis.Z of a Z, the Fis.X of an X report). */
-function reportFields(report: Obj, kind: 'X' | 'Z', f: Formatter): Field[] {
-  const out: Field[] = [];
-  const amounts = new Set(['T', 'CreditAmt', 'DiscountAmt', 'SurchargeAmt']);
-  for (const x of scalarFields(report)) {
-    if (['ZI', 'TSDayOpen', 'TSDayClose', 'ZPeriod'].includes(x.label) || !['T', 'DrawerOpenCnt', 'CreditAmt', 'CreditCnt', 'DiscountCnt', 'DiscountAmt', 'SurchargeCnt', 'SurchargeAmt'].includes(x.label)) continue;
-    out.push({ label: `${kind} ${x.label}`, value: amounts.has(x.label) ? f.amount(x.value) : x.value });
-  }
-  for (const t of lines(report, 'ZFisTraA')) out.push({ label: `${kind} ${str(t, 'Dsc') ?? ''} (${str(t, 'Cnt') ?? '0'})`, value: f.amount(str(t, 'Amt') ?? '0') });
-  for (const p of lines(report, 'ZPayA')) out.push({ label: `${kind} ${str(p, 'Dsc') ?? ''}`, value: f.amount(str(p, 'Amt') ?? '0') });
-  for (const t of lines(report, 'ZTaxA')) {
-    const base = str(t, 'Net') ?? str(t, 'Base') ?? '0';
-    out.push({ label: `${kind} ${str(t, 'TTY') ?? 'VAT'} ${str(t, 'Prc') ?? ''} %`, value: `${f.amount(base)} + ${f.amount(str(t, 'TAmt') ?? str(t, 'Amt') ?? '0')}` });
-  }
-  for (const c of lines(report, 'ZCatA')) out.push({ label: `${kind} ${str(c, 'CatN') ?? str(c, 'Cat') ?? ''}`, value: f.amount(str(c, 'Amt') ?? '0') });
-  return out;
-}
-
-function displayDate(d: string): string {
-  return d.replace('T', ' ');
-}
-
 export interface ViewInput {
   record: ReceiptRecord;
   /** the register's configuration when the record was made */
@@ -268,7 +168,7 @@ export interface ViewInput {
 }
 
 export function receiptView({ record, cfg, lang, qr = '' }: ViewInput): ReceiptView {
-  const f = new Formatter(decimalSeparatorOf(lang));
+  const f = new Formatter(lang);
   const labels = labelsOf(lang);
   const { data, type } = record;
   const esr = obj(data, 'ESR') ?? {};
@@ -298,16 +198,15 @@ export function receiptView({ record, cfg, lang, qr = '' }: ViewInput): ReceiptV
   const fields: Field[] = [];
   const tid = fis ? str(fis, 'TID') : undefined;
   if (type === 'TraS' && tid) fields.push({ label: 'TID', value: tid });
-  const z = obj(data, 'Z');
-  if (z) fields.push(...scalarFields(z).map((x) => ({ label: `Z ${x.label}`, value: Z_AMOUNTS.includes(x.label) ? f.amount(x.value) : x.label === 'LastD' ? displayDate(x.value) : x.value })));
-  // the figures of an X or Z report (Fis.X, Fis.Z): per transaction kind, payment, VAT rate and category
-  const report = fis ? (obj(fis, 'X') ?? obj(fis, 'Z')) : undefined;
-  if (report) fields.push(...reportFields(report, str(data, 'BC') === 'xreport' ? 'X' : 'Z', f));
+  const report = type === 'Tra' ? reportView(data, f) : undefined;
+  if (report?.kind === 'X' || str(data, 'BC') === 'xreport') title = reportLabelsOf(lang).xreport;
   const audit = obj(data, 'Audit');
   if (type === 'Audit' && audit) fields.push(...scalarFields(audit, ['Text']));
 
-  const locParty = party(loc);
-  const company = party(obj(cfg, 'Cmp'));
+  const locParty = party(loc, f);
+  const company = party(obj(cfg, 'Cmp'), f);
+  // the location's country is said once, by the company, unless it is another
+  if (locParty.country === company.country) locParty.country = '';
   return {
     type,
     lang,
@@ -316,20 +215,21 @@ export function receiptView({ record, cfg, lang, qr = '' }: ViewInput): ReceiptV
     training,
     company,
     // the location is printed when it says more than the company does
-    location: locParty.name || locParty.lines.join() !== company.lines.join() ? locParty : party(undefined),
+    location: locParty.name || locParty.lines.join() !== company.lines.join() || locParty.country ? locParty : party(undefined, f),
     terminal: trm ? [str(trm, 'TT'), str(trm, 'Serial') ? `(${str(trm, 'Serial') ?? ''})` : undefined].filter(Boolean).join(' ') : '',
     head: textLines(esr.Head),
     foot: textLines(esr.Foot),
-    date: displayDate(str(esr, 'D') ?? str(data, 'TS') ?? ''),
+    date: f.date(str(esr, 'D') ?? str(data, 'TS') ?? ''),
     ids,
     fn,
     items: items(esr, f),
     total: type === 'Tra' ? total(esr, f) : '',
     payments: payments(esr, f),
-    // a Z closure has no TaxA of its own: its tax table is the day's (Z.ZTax)
-    taxes: taxes(lines(esr, 'TaxA').length || !z ? lines(esr, 'TaxA') : lines(z, 'ZTax'), f),
-    tags: tags(fis),
+    // a report's tax table is the day's, in the report
+    taxes: taxes(lines(esr, 'TaxA'), f),
+    tags: tags(fis, f),
     fields,
+    report,
     code: (fis && str(fis, 'Code')) ?? '',
     link: (fis && str(fis, 'Link')) ?? '',
     qr,
