@@ -3,17 +3,16 @@
  * headless), logged in with the system password: receipts registered through the API are found by FN, by
  * TL/TT/TN, by date and by amount; a receipt opens as printed; the journal export downloads and verifies; a
  * backup downloads; the verify button reports the chain; the status page shows the registers, their last
- * transactions and the recorder. `UPDATE_SCREENSHOTS=1` writes docs/images/ui-status.png, ui-journal.png and
- * ui-journal-receipt.png.
+ * transactions and the recorder. The README's screenshots come from test/ui-pages.browser.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { verifyZip } from '../src/register/journal/export/verify-zip.js';
 import { formToken } from '../src/register/ui/forms.js';
-import { ROOT, get, post, sale, startTestService, tempDir } from './helpers.js';
+import { get, post, sale, startTestService, tempDir } from './helpers.js';
 
 const BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PASSWORD = 'journal-page-secret';
@@ -97,7 +96,6 @@ test('the journal and status pages in chromium: search, receipt, export, backup,
     const all = await rowsOf(page);
     assert.ok(all.length >= 3, 'every record is listed without criteria');
     assert.deepEqual(all.slice().sort((x, y) => Number(y) - Number(x)), all, 'newest first');
-    await shoot(page, 'ui-journal.png');
 
     // open a receipt: its facts, and the receipt as printed in the frame
     await search(page, svc.url, { fn: b.fn });
@@ -110,7 +108,6 @@ test('the journal and status pages in chromium: search, receipt, export, backup,
     assert.match(printed, /Article 1/, 'the position is printed');
     assert.match(printed, /12[.,]50/, 'the total is printed');
     assert.ok(printed.includes(b.fn), 'the FN is printed');
-    await shoot(page, 'ui-journal-receipt.png');
 
     // the journal export, downloaded through the page and verified as a customer's auditor would
     await page.goto(`${svc.url}/ui/journal?rn=def`);
@@ -144,8 +141,7 @@ test('the journal and status pages in chromium: search, receipt, export, backup,
     assert.match(await page.locator('#recorder').innerText(), /Records sent\s+0/);
     // no portal is set up for the test service: the recorder is inactive (never online)
     assert.equal(await page.locator('#recorder .recorder-state').innerText(), 'inactive');
-    assert.match(await page.locator('#disk-usage').innerText(), /MB of \d+ MB/);
-    await shoot(page, 'ui-status.png');
+    assert.match(await page.locator('#disk-usage').innerText(), /MB of [\d,]+ MB/);
     await Promise.all([page.waitForURL(/\/ui\/journal\/receipt\?/), def.locator(`tr[data-sq="${a.sq}"] a`).click()]);
     assert.equal(await page.locator('#record-fn').innerText(), a.fn);
     await context.close();
@@ -198,10 +194,3 @@ test('a form of another site cannot run the verify; a wrong password is refused'
     await svc.stop();
   }
 });
-
-async function shoot(page: Page, name: string): Promise<void> {
-  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
-  const dir = join(ROOT, 'docs', 'images');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, name), await page.screenshot({ fullPage: true }));
-}

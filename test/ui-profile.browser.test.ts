@@ -3,7 +3,7 @@
  * with the profile password, change the profile and the base data and see the change through the API and in the
  * journal; a setting preset by an environment variable is read-only; a bad value is refused with the field named
  * and nothing saved; a form without the token or from another origin is refused; the pages speak de, fr, nl.
- * With UPDATE_SCREENSHOTS=1 it writes docs/images/ui-profile.png and docs/images/ui-cfg.png.
+ * The README's screenshots come from test/ui-pages.browser.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { inflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Page, chromium } from 'playwright-core';
-import { ROOT, get, http, post, startTestService } from './helpers.js';
+import { get, http, post, startTestService } from './helpers.js';
 
 const BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PASSWORD = 's3cret-Pages';
@@ -122,10 +122,6 @@ test('profile and base-data pages: log in, change, refuse, translate', async () 
     assert.equal(await valueOf(page, 'TaxId'), 'ATU99999999');
     assert.deepEqual((await get(`${svc.url}/profile`)).json.Profile, before);
 
-    if (process.env.UPDATE_SCREENSHOTS === '1') {
-      await page.goto(`${svc.url}/?lang=en`);
-      await page.screenshot({ path: join(ROOT, 'docs/images/ui-profile.png'), fullPage: true });
-    }
 
     // the base-data page: every field, including one the form does not know
     await page.goto(`${svc.url}/ui/cfg?lang=en`);
@@ -162,10 +158,6 @@ test('profile and base-data pages: log in, change, refuse, translate', async () 
     assert.equal(cfgRecords(svc.dataDir).length, cfgBefore + 1);
     assert.equal((await get(`${svc.url}/cfg`, basic)).json.Cfg.Cmp.City, 'Wien');
 
-    if (process.env.UPDATE_SCREENSHOTS === '1') {
-      await page.goto(`${svc.url}/ui/cfg?lang=en`);
-      await page.screenshot({ path: join(ROOT, 'docs/images/ui-cfg.png'), fullPage: true });
-    }
 
     // the pages in de, fr and nl
     const labels: Record<string, [RegExp, RegExp]> = {

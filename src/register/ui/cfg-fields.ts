@@ -1,6 +1,7 @@
 /**
  * The fields of the base data (Cfg) as the spec's table lists them, part by part, with labels in the four page
- * languages. Fields a register's Cfg has beyond these are shown by the page as name/value rows.
+ * languages, and the countries a field or part belongs to (the French FR_* fields only for FR). Fields a
+ * register's Cfg has beyond these are shown by the page as name/value rows.
  */
 import type { Texts } from './i18n.js';
 
@@ -17,7 +18,13 @@ export interface CfgPartDef {
   required: readonly string[];
   /** fields offered as a choice (values as the API takes them) */
   choices?: Readonly<Record<string, readonly string[]>>;
+  /** the countries (Cmp.Ctry) whose modules read the part; none: every country */
+  countries?: readonly string[];
+  /** fields only some countries' modules read, with those countries; the others belong to every country */
+  fieldCountries?: Readonly<Record<string, readonly string[]>>;
 }
+
+const FR_ONLY = ['FR'] as const;
 
 export const CFG_PARTS: readonly CfgPartDef[] = [
   {
@@ -25,13 +32,28 @@ export const CFG_PARTS: readonly CfgPartDef[] = [
     fields: ['Nam', 'label', 'Adr', 'AdrNr', 'Zip', 'City', 'Ctry', 'TaxId', 'TIN', 'Org', 'VatRegime', 'VATonPayment', 'FR_NAF', 'FR_SRN', 'FR_RCS', 'FR_TYPE', 'FR_CAPITAL', 'FR_METIER'],
     required: ['Nam', 'Adr', 'Zip', 'City', 'Ctry', 'TaxId'],
     choices: { VatRegime: ['GENERAL', 'SIMPLE', 'REDE'], VATonPayment: ['0', '1'] },
+    fieldCountries: { Org: ['SE'], VatRegime: ['ES'], VATonPayment: ['ES'], FR_NAF: FR_ONLY, FR_SRN: FR_ONLY, FR_RCS: FR_ONLY, FR_TYPE: FR_ONLY, FR_CAPITAL: FR_ONLY, FR_METIER: FR_ONLY },
   },
-  { key: 'Loc', kind: 'object', title: 'part.Loc', fields: ['TL', 'Nam', 'label', 'Adr', 'AdrNr', 'Zip', 'City', 'Ctry', 'State', 'TaxId', 'FR_SIR', 'LegalId'], required: ['TL', 'Nam', 'Adr', 'Zip', 'City', 'Ctry'] },
+  { key: 'Loc', kind: 'object', title: 'part.Loc', fields: ['TL', 'Nam', 'label', 'Adr', 'AdrNr', 'Zip', 'City', 'Ctry', 'State', 'TaxId', 'FR_SIR', 'LegalId'], required: ['TL', 'Nam', 'Adr', 'Zip', 'City', 'Ctry'], fieldCountries: { FR_SIR: FR_ONLY } },
   { key: 'Trm', kind: 'object', title: 'part.Trm', fields: ['TT', 'SW', 'HW', 'Serial', 'SWVersion', 'HWModel', 'OprSSN', 'Lang'], required: ['TT', 'SW', 'HW', 'Serial'], choices: { Lang: ['en', 'de', 'fr', 'nl'] } },
   { key: 'Dev', kind: 'array', title: 'part.Dev', fields: ['Id', 'HW', 'HWModel', 'SW', 'SWVersion', 'Serial'], required: [] },
-  { key: 'DE_Agentur', kind: 'array', title: 'part.DE_Agentur', fields: ['Id', 'Nam', 'Adr', 'Zip', 'City', 'Ctry', 'TaxId'], required: [] },
+  { key: 'DE_Agentur', kind: 'array', title: 'part.DE_Agentur', fields: ['Id', 'Nam', 'Adr', 'Zip', 'City', 'Ctry', 'TaxId'], required: [], countries: ['DE'] },
   { key: 'Doc', kind: 'object', title: 'part.Doc', fields: ['ContactName', 'ContactTelephone', 'ContactElectronicMail', 'PaymentTerms', 'AccountName', 'AccountIBAN', 'AccountBIC', 'PaymentPeriod'], required: [] },
 ];
+
+/**
+ * The part belongs to the country; without a country (new base data) every part is shown, so the first save
+ * can hold all of them.
+ */
+export function partApplies(part: CfgPartDef, country: string): boolean {
+  return country === '' || part.countries === undefined || part.countries.includes(country);
+}
+
+/** The field belongs to the country (or to every country); without a country every field is shown. */
+export function fieldApplies(part: CfgPartDef, field: string, country: string): boolean {
+  const only = part.fieldCountries?.[field];
+  return country === '' || only === undefined || only.includes(country);
+}
 
 /** Labels of the fields (`field.<name>`), titles of the parts (`part.<key>`). */
 export const CFG_FIELD_TEXTS: Texts = {

@@ -17,7 +17,7 @@ export const PAGE_ROWS = 50;
 export const PAGE_MS = 5000;
 
 /** The form's fields, as typed. */
-export const SEARCH_FIELDS = ['rn', 'from', 'till', 'fn', 'tl', 'tt', 'tn', 'amount', 'type'] as const;
+export const SEARCH_FIELDS = ['rn', 'from', 'till', 'fn', 'tl', 'tt', 'tn', 'amount', 'type', 'unprinted'] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 export type SearchInput = Partial<Record<SearchField, string>>;
 
@@ -54,9 +54,10 @@ export type SearchOutcome = { ok: true; page: FoundPage } | { ok: false; error: 
 
 /**
  * Runs the search over a register: parseFind refuses what GET /find refuses (with the field it names);
- * `amountMessage` words the refusal of an amount that is no decimal.
+ * `amountMessage` words the refusal of an amount that is no decimal. With `unprinted` set (the form's box),
+ * only the receipts of that set (their SQ) are found.
  */
-export async function searchJournal(ctx: ServiceContext, reg: Register, input: SearchInput, continuation: string | undefined, lang: Lang, amountMessage: (value: string) => string): Promise<SearchOutcome> {
+export async function searchJournal(ctx: ServiceContext, reg: Register, input: SearchInput, continuation: string | undefined, lang: Lang, amountMessage: (value: string) => string, unprinted?: ReadonlySet<number>): Promise<SearchOutcome> {
   let amount: Dec | undefined;
   if (input.amount !== undefined) {
     amount = amountOf(input.amount);
@@ -68,7 +69,9 @@ export async function searchJournal(ctx: ServiceContext, reg: Register, input: S
   if (continuation) q.continuation = continuation;
   try {
     const parsed = parseFind(q, reg.state.rid);
-    return { ok: true, page: await findPage(ctx, reg.state.rid, parsed, amount ? totalIs(amount) : undefined) };
+    const filters = [amount ? totalIs(amount) : undefined, input.unprinted !== undefined && unprinted ? (v: Obj) => unprinted.has(Number(str(v, 'SQ'))) : undefined].filter((x) => x !== undefined);
+    const filter = filters.length ? (v: Obj): boolean => filters.every((keep) => keep(v)) : undefined;
+    return { ok: true, page: await findPage(ctx, reg.state.rid, parsed, filter) };
   } catch (e) {
     if (e instanceof FiscalError && e.status < 500) {
       const field = typeof e.params.field === 'string' ? (e.params.field === '_' ? 'type' : e.params.field) : 'search';

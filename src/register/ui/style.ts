@@ -19,9 +19,13 @@ a { color: var(--accent); }
 .notice.ok { color: var(--ok); border-color: var(--ok); background: #eef8f1; }
 .notice.error { color: var(--bad); border-color: var(--bad); background: #fcefee; }
 form.grid { display: grid; grid-template-columns: minmax(10em, 16em) 1fr; gap: .55em 1em; align-items: start; background: #fff; padding: 1em; border: 1px solid var(--line); border-radius: 6px; }
-form.grid label { padding-top: .35em; font-weight: 600; }
+form.grid label, form.grid .label { padding-top: .35em; font-weight: 600; }
+/* long words wrap inside their box instead of running out of it */
+label, dt, dd, th, td, .help { overflow-wrap: break-word; }
 form.grid .full { grid-column: 1 / -1; }
 input[type=text], input[type=password], input[type=number], input[type=date], select, textarea { width: 100%; padding: .4em .5em; border: 1px solid #b8c0cc; border-radius: 4px; font: inherit; background: #fff; }
+/* a text box is as wide as its text (never cuts a name or value), at least as wide as its column */
+input[type=text] { field-sizing: content; width: auto; min-width: 100%; }
 input[readonly], textarea[readonly] { background: #eef0f3; color: var(--muted); }
 .help { color: var(--muted); font-size: .88em; margin-top: .2em; }
 .field-error { color: var(--bad); font-size: .9em; margin-top: .2em; }
@@ -38,9 +42,10 @@ dl.facts dd { margin: 0; }
 .badge.ok { background: #e3f3e8; color: var(--ok); }
 .badge.bad { background: #fbe4e2; color: var(--bad); }
 details.help-table summary { cursor: pointer; color: var(--accent); }
-iframe.paper { width: 26em; max-width: 100%; height: 46em; border: 1px solid var(--line); background: #fff; }
+/* the receipt's frame: the journal page's script sizes it to the receipt; this height is for a browser without it */
+iframe.paper { display: block; width: 26em; height: 46em; border: 1px solid var(--line); background: #fff; }
 .tltttn { display: flex; flex-wrap: wrap; gap: .4em; align-items: center; }
-.tltttn input[type=text] { width: 8em; }
+.tltttn input[type=text] { min-width: 8em; }
 table.records td.fn { word-break: break-all; }
 p.paging { margin-top: .8em; }
 /* profile and base-data pages */
@@ -49,6 +54,10 @@ p.paging { margin-top: .8em; }
 form.grid label.inline, label.inline { font-weight: normal; padding-top: 0; }
 .help.blocked, .help.locked { color: #8a4b00; }
 table.attributes td, table.extra-fields td { padding: .25em .4em; }
+table.attributes td:first-child input { min-width: 14em; }
+table.attributes label.inline { white-space: nowrap; }
+table.attributes td:nth-child(2) input, table.extra-fields td input { min-width: 12em; }
+tr.unprinted td { background: #fff4e5; }
 tr.invalid td { background: #fcefee; }
 form.grid h2, form.grid h3 { margin-bottom: 0; }
 h3 { font-size: 1em; margin: .8em 0 .2em; }

@@ -12,7 +12,7 @@ import type { ServiceContext } from '../../context.js';
 import { remember } from '../../record-writer.js';
 import { cfgRnOf } from '../../routes/config.js';
 import { failureOf } from '../../respond.js';
-import { CFG_FIELD_TEXTS, CFG_PARTS, type CfgPartDef } from '../cfg-fields.js';
+import { CFG_FIELD_TEXTS, CFG_PARTS, type CfgPartDef, fieldApplies, partApplies } from '../cfg-fields.js';
 import { type FormFields, formIsOurs, formOf, tokenField } from '../forms.js';
 import { type Html, html } from '../html.js';
 import { COMMON, type Translate, type UiLang, translator, uiLangOf } from '../i18n.js';
@@ -185,12 +185,17 @@ ${rows.map(([n, v], i) => html`<tr><td><input type="text" name="${prefix}.+name"
 </tbody></table><div class="help">${t('cfg.otherHelp')}</div></div>`;
   };
 
-  const partHtml = (part: CfgPartDef): Html => {
+  // the country the form is for: as typed (a refused save) or stored; another country's fields are left out,
+  // unless they hold a value (nothing stored is hidden)
+  const country = (s.model.Cmp?.[0]?.known.Ctry ?? '').trim().toUpperCase();
+  const fieldsOf = (part: CfgPartDef, item: ItemModel): string[] => part.fields.filter((f) => fieldApplies(part, f, country) || (item.known[f] ?? '') !== '');
+  const partHtml = (part: CfgPartDef): Html | '' => {
     const items = s.model[part.key] ?? [];
+    if (!partApplies(part, country) && items.length === 0) return '';
     if (part.kind === 'object') {
       const item = items[0] ?? { known: {}, extra: [] };
       return html`<h2 class="full" id="part-${part.key}">${t(part.title)}</h2>
-${part.fields.map((f) => fieldHtml(part, part.key, f, item.known[f] ?? ''))}
+${fieldsOf(part, item).map((f) => fieldHtml(part, part.key, f, item.known[f] ?? ''))}
 ${extraRows(part.key, item.extra)}${errOf(part.key)}`;
     }
     const shown = [...items, { known: {}, extra: [] }];
@@ -200,7 +205,7 @@ ${shown.map((item, i) => {
   const prefix = `${part.key}.${i}`;
   const isNew = i === items.length;
   return html`<h3 class="full">${isNew ? t('cfg.newItem') : `${part.key} ${i + 1}`}${isNew ? '' : html` <label class="inline"><input type="checkbox" name="${part.key}.remove" value="${i}"> ${t('cfg.remove')}</label>`}</h3>
-${part.fields.map((f) => fieldHtml(part, prefix, f, item.known[f] ?? ''))}
+${fieldsOf(part, item).map((f) => fieldHtml(part, prefix, f, item.known[f] ?? ''))}
 ${extraRows(prefix, item.extra)}${errOf(prefix)}`;
 })}${errOf(part.key)}`;
   };

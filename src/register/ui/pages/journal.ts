@@ -22,12 +22,15 @@ import { sendExport } from '../../routes/export.js';
 import { registerOf } from '../../routes/http.js';
 import { recordView } from '../../journal/record-view.js';
 import { receiptPageHtml } from '../../routes/render.js';
+import { type Formats, formatsOf } from '../formats.js';
+import { FIT_FRAME_SCRIPT, PAGE_CSP_FITTING_FRAME } from '../frame-fit.js';
 import { type FormFields, formIsOurs, formOf, tokenField } from '../forms.js';
 import { type Html, html } from '../html.js';
 import { COMMON, type Translate, type UiLang, translator, uiLangOf } from '../i18n.js';
 import { type Notice, uiPage } from '../layout.js';
 import { type SearchError, type SearchInput, searchInputOf, searchJournal } from '../journal-search.js';
-import { recordTable } from '../record-table.js';
+import { recordTable, unprintedBadge } from '../record-table.js';
+import { unprintedReceipts } from '../unprinted-receipts.js';
 import { sendPage } from '../page-reply.js';
 import { pageRn, pageRnGiven } from '../page-rn.js';
 import { JOURNAL_TEXTS, RECORD_TABLE_TEXTS } from '../texts/journal-texts.js';
@@ -37,9 +40,9 @@ type Query = Readonly<Record<string, string | undefined>>;
 /** The receipt as printed, inside the page's frame: its own markup and inline style, no script, images as data: URLs. */
 const PAPER_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
 
-function textsOf(req: FastifyRequest, res: FastifyReply): { lang: UiLang; t: Translate } {
+function textsOf(req: FastifyRequest, res: FastifyReply): { lang: UiLang; t: Translate; f: Formats } {
   const lang = uiLangOf(req, res);
-  return { lang, t: translator(lang, JOURNAL_TEXTS, RECORD_TABLE_TEXTS, COMMON) };
+  return { lang, t: translator(lang, JOURNAL_TEXTS, RECORD_TABLE_TEXTS, COMMON), f: formatsOf(lang) };
 }
 
 /** The export types a register has: the journal, and its country's (GET /export refuses the others). */
@@ -70,6 +73,8 @@ interface JournalView {
   notice?: Notice;
   /** a verify that ran out of time continues from this SQ */
   continueFrom?: number;
+  /** how many receipts of the register are journaled but not printed */
+  unprinted?: number;
 }
 
 function searchForm(ctx: ServiceContext, t: Translate, v: JournalView): Html {
@@ -83,6 +88,7 @@ function searchForm(ctx: ServiceContext, t: Translate, v: JournalView): Html {
 <label for="f-tl">${t('journal.tltttn')}</label><div class="tltttn">${textInput('tl', v.input.tl, e, html` placeholder="${t('journal.tl')}" aria-label="${t('journal.tl')}" size="6"`)} / ${textInput('tt', v.input.tt, e, html` placeholder="${t('journal.tt')}" aria-label="${t('journal.tt')}" size="6"`)} / ${textInput('tn', v.input.tn, e, html` placeholder="${t('journal.tn')}" aria-label="${t('journal.tn')}" size="10"`)}${fieldError(e, 'tl')}${fieldError(e, 'tt')}${fieldError(e, 'tn')}</div>
 <label for="f-amount">${t('journal.amount')}</label><div>${textInput('amount', v.input.amount, e, html` inputmode="decimal"`)}<div class="help">${t('journal.amountHelp')}</div>${fieldError(e, 'amount')}</div>
 <label for="f-type">${t('journal.type')}</label><div><select id="f-type" name="type"><option value="">${t('journal.anyType')}</option>${RECORD_TYPES.map((ty) => html`<option value="${ty}"${v.input.type === ty ? html` selected` : ''}>${t(`type.${ty}`)} (${ty})</option>`)}</select>${fieldError(e, 'type')}${fieldError(e, 'continuation')}${fieldError(e, 'search')}</div>
+<span class="label">${t('journal.printing')}</span><div><label class="inline"><input type="checkbox" id="f-unprinted" name="unprinted" value="1"${v.input.unprinted !== undefined ? html` checked` : ''}> ${t('journal.onlyUnprinted')}</label><div class="help" id="unprinted-count">${t('journal.unprintedCount', { n: v.unprinted ?? 0 })}</div></div>
 <div class="full"><button type="submit">${t('form.search')}</button></div>
 </form>`;
 }
@@ -145,25 +151,26 @@ function searchReason(t: Translate, error: SearchError, input: SearchInput): Sea
 
 /** The journal page of register `rn` (as pageRn read it) with the results of the search in `q` (and `notice` above them). */
 async function answerSearch(ctx: ServiceContext, req: FastifyRequest, res: FastifyReply, rn: string, q: Query, notice?: Notice, status = 200, continueFrom?: number): Promise<FastifyReply> {
-  const { lang, t } = textsOf(req, res);
+  const { lang, t, f } = textsOf(req, res);
   const { rn: _typed, ...input } = searchInputOf(q);
   const { reg, error } = await registerNamed(ctx, rn);
   if (!reg) {
     const message = error ? error.localized(lang) : '';
     return sendPage(res, error?.status ?? 404, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, error: { field: 'rn', message }, notice: notice ?? { kind: 'error', text: t('journal.notSearched', { reason: message }) } }));
   }
-  const found = await searchJournal(ctx, reg, input, q.continuation, lang, (value) => `${t('journal.amount')}: ${t('journal.amountInvalid', { value })}`);
+  const marks = unprintedReceipts(ctx.dataDir, reg.state.rn);
+  const found = await searchJournal(ctx, reg, input, q.continuation, lang, (value) => `${t('journal.amount')}: ${t('journal.amountInvalid', { value })}`, new Set(marks.keys()));
   if (!found.ok) {
     const e = searchReason(t, found.error, input);
-    return sendPage(res, 400, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, error: e, notice: { kind: 'error', text: t('journal.notSearched', { reason: e.message }) } }));
+    return sendPage(res, 400, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, error: e, unprinted: marks.size, notice: { kind: 'error', text: t('journal.notSearched', { reason: e.message }) } }));
   }
   const { page } = found;
   const results = html`<h2>${t('journal.results')}</h2>
 <p class="help" id="count">${t('journal.count', { n: page.records.length })}</p>
 ${page.timedOut ? html`<p class="notice error">${t('journal.timedOut', { ms: page.ms })}</p>` : ''}
-${page.records.length ? recordTable(t, rn, page.records) : html`<p id="no-match">${t('journal.none')}</p>`}
+${page.records.length ? recordTable(t, f, rn, page.records, marks) : html`<p id="no-match">${t('journal.none')}</p>`}
 <p class="paging">${q.continuation ? html`<a class="button secondary" href="${linkOf('/ui/journal', { ...input, rn })}">${t('journal.first')}</a> ` : ''}${page.continuation !== undefined ? html`<a class="button secondary" id="next" href="${linkOf('/ui/journal', { ...input, rn, continuation: page.continuation })}">${t('journal.next')}</a>` : ''}</p>`;
-  return sendPage(res, status, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, results, ...(notice ? { notice } : {}), ...(continueFrom !== undefined ? { continueFrom } : {}) }));
+  return sendPage(res, status, journalPage(ctx, lang, t, { reg, input: { ...input, rn }, results, unprinted: marks.size, ...(notice ? { notice } : {}), ...(continueFrom !== undefined ? { continueFrom } : {}) }));
 }
 
 /** A download refused: the journal page (of the register, without a search) with the reason. */
@@ -209,18 +216,18 @@ function downloadParams(rn: string, form: FormFields): Record<string, string> {
   return params;
 }
 
-function recordFacts(t: Translate, view: ReturnType<typeof recordView>): Html {
+function recordFacts(t: Translate, f: Formats, view: ReturnType<typeof recordView>, mark: ReturnType<ReturnType<typeof unprintedReceipts>['get']>): Html {
   const esr = (view.ESR ?? {}) as Record<string, unknown>;
   const fis = (view.Fis ?? {}) as Record<string, unknown>;
   const s = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
   const id = [s(esr, 'TL'), s(esr, 'TT'), s(esr, 'TN')];
   return html`<dl class="facts" id="record">
-<dt>${t('rec.type')}</dt><dd>${t(`type.${String(view._)}`)} (${String(view._)})</dd>
+<dt>${t('rec.type')}</dt><dd>${t(`type.${String(view._)}`)} (${String(view._)})${mark ? html` ${unprintedBadge(t, mark)}` : ''}</dd>
 <dt>${t('rec.sq')}</dt><dd>${String(view.SQ ?? '')}</dd>
-<dt>${t('rec.d')}</dt><dd>${(s(esr, 'D') || (typeof view.TS === 'string' ? view.TS : '')).replace('T', ' ')}</dd>
+<dt>${t('rec.d')}</dt><dd id="record-date">${f.dateTime(s(esr, 'D') || (typeof view.TS === 'string' ? view.TS : ''))}</dd>
 ${id.some(Boolean) ? html`<dt>${t('rec.tn')}</dt><dd>${id.join('/')}</dd>` : ''}
 ${s(fis, 'FN') ? html`<dt>${t('rec.fn')}</dt><dd id="record-fn">${s(fis, 'FN')}</dd>` : ''}
-${s(esr, 'T') ? html`<dt>${t('rec.total')}</dt><dd id="record-total">${s(esr, 'T')}</dd>` : ''}
+${s(esr, 'T') ? html`<dt>${t('rec.total')}</dt><dd id="record-total" data-value="${s(esr, 'T')}">${f.amount(s(esr, 'T'))}</dd>` : ''}
 </dl>`;
 }
 
@@ -264,7 +271,7 @@ export function journalPageRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   });
 
   app.get('/ui/journal/receipt', async (req, res) => {
-    const { lang, t } = textsOf(req, res);
+    const { lang, t, f } = textsOf(req, res);
     const q = req.query as Query;
     const rn0 = pageRn(req);
     const found = await recordOf(ctx, t, lang, rn0, q);
@@ -277,16 +284,18 @@ export function journalPageRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     const rn = reg.state.rn;
     const view = recordView(record);
     const fn = record.fn;
+    const mark = unprintedReceipts(ctx.dataDir, rn).get(record.sq);
     const paper = isReceiptRecord(record)
       ? html`<h2>${t('receipt.paper')}</h2>
 <iframe class="paper" title="${t('receipt.paper')}" src="${linkOf('/ui/journal/paper', { rn, sq: String(record.sq) })}"></iframe>
+${FIT_FRAME_SCRIPT}
 ${record.type === 'Tra' && fn ? html`<p><a class="button secondary" href="${linkOf('/render/pdf', { rn, fn })}">${t('receipt.pdf')}</a></p>` : ''}`
       : '';
     const body = html`<p><a href="${linkOf('/ui/journal', { rn })}">${t('receipt.back')}</a></p>
-${recordFacts(t, view)}
+${recordFacts(t, f, view, mark)}
 ${paper}
 <details class="record-data"><summary>${t('receipt.data')}</summary><pre>${JSON.stringify(JSON.parse(encodeJsonValue('', view)), null, 2)}</pre></details>`;
-    return sendPage(res, 200, uiPage({ lang, t, title: t('receipt.title', { sq: record.sq, rn }), active: 'journal', body, path }));
+    return sendPage(res, 200, uiPage({ lang, t, title: t('receipt.title', { sq: record.sq, rn }), active: 'journal', body, path }), PAGE_CSP_FITTING_FRAME);
   });
 
   app.get('/ui/journal/paper', async (req, res) => {

@@ -12,9 +12,11 @@ import { recordView } from '../../journal/record-view.js';
 import { stateRecord } from '../../state-record.js';
 import { countryOf } from '../../fiscal/registry.js';
 import { type Html, html } from '../html.js';
+import { type Formats, formatsOf } from '../formats.js';
 import { COMMON, type Translate, translator, uiLangOf } from '../i18n.js';
 import { uiPage } from '../layout.js';
 import { recordTable } from '../record-table.js';
+import { unprintedReceipts } from '../unprinted-receipts.js';
 import { sendPage } from '../page-reply.js';
 import { RECORD_TABLE_TEXTS } from '../texts/journal-texts.js';
 import { STATUS_TEXTS } from '../texts/status-texts.js';
@@ -62,6 +64,12 @@ export function statusPageRoutes(app: FastifyInstance, ctx: ServiceContext): voi
   app.get('/control', async (req, res) => {
     const lang = uiLangOf(req, res);
     const t = translator(lang, STATUS_TEXTS, RECORD_TABLE_TEXTS, COMMON);
+    const f: Formats = formatsOf(lang);
+    // a number of the state record in the page's language; a text that is no number as it is
+    const count = (key: string): string => {
+      const text = str(state, key) ?? '0';
+      return text.trim() !== '' && Number.isFinite(Number(text)) ? f.number(Number(text)) : text;
+    };
     await ctx.registers.catchUp();
     const state = stateRecord(ctx);
     const disk = storageRecord(await scanFolder(ctx.dataDir));
@@ -74,19 +82,22 @@ export function statusPageRoutes(app: FastifyInstance, ctx: ServiceContext): voi
       // own journal, where its credentials are asked for; this page checked the instance's
       const ownCredentials = rn !== 'def' && (ctx.profiles.own(rn).PasswordHash !== undefined || digestUsers.realmFor(rn) === `EFR.${rn}`);
       const last = ownCredentials ? [] : await lastTransactions(ctx, reg);
+      const marks = ownCredentials ? new Map() : unprintedReceipts(ctx.dataDir, rn);
+      const journalOf = (query: string): string => `/ui/journal?rn=${encodeURIComponent(rn)}${query}`;
       sections.push(html`<section class="register" data-rn="${rn}"><h3>${t('register.label')} ${rn}${rn === 'def' ? html` <span class="badge">${t('status.defaultRegister')}</span>` : ''}</h3>
-<p>${t('status.country')}: ${countryOf(reg.state.cfg) || '–'} · ${t('status.lastSq')}: ${reg.state.sq} · <a href="/ui/journal?rn=${encodeURIComponent(rn)}">${t('status.toJournal', { rn })}</a></p>
-${ownCredentials ? html`<p class="help protected">${t('status.ownCredentials')}</p>` : last.length ? recordTable(t, rn, last) : html`<p class="help">${t('status.noTransactions')}</p>`}</section>`);
+<p>${t('status.country')}: ${countryOf(reg.state.cfg) || '–'} · ${t('status.lastSq')}: ${reg.state.sq} · <a href="${journalOf('')}">${t('status.toJournal', { rn })}</a></p>
+${marks.size ? html`<p class="notice error unprinted-count"><a href="${journalOf('&unprinted=1')}">${t('status.unprinted', { n: f.number(marks.size) })}</a></p>` : ''}
+${ownCredentials ? html`<p class="help protected">${t('status.ownCredentials')}</p>` : last.length ? recordTable(t, f, rn, last, marks) : html`<p class="help">${t('status.noTransactions')}</p>`}</section>`);
     }
     const recorderState = str(state, 'Recorder') ?? 'inactive';
     const warning = str(state, 'RecorderWarning');
-    const body = html`<p><a class="button secondary" href="/control">${t('status.refresh')}</a> <span class="help">${t('status.asOf', { time: str(state, 'D') ?? '' })}</span></p>
+    const body = html`<p><a class="button secondary" href="/control">${t('status.refresh')}</a> <span class="help">${t('status.asOf', { time: f.dateTime(str(state, 'D') ?? '') })}</span></p>
 <h2>${t('status.service')}</h2>
 <dl class="facts" id="service">
 ${fact(t('status.version'), str(state, 'version') ?? '')}
 ${fact(t('status.pid'), `${str(state, 'pid') ?? ''} (${str(state, 'arch') ?? ''})`)}
-${fact(t('status.uptime'), t('status.seconds', { n: Math.floor(Number(str(state, 'uptime') ?? '0')) }))}
-${fact(t('status.time'), str(state, 'D') ?? '')}
+${fact(t('status.uptime'), html`<span id="uptime">${f.duration(Number(str(state, 'uptime') ?? '0'))}</span>`)}
+${fact(t('status.time'), html`<span id="service-time">${f.dateTime(str(state, 'D') ?? '')}</span>`)}
 ${fact(t('status.company'), str(state, 'Company') || '–')}
 ${fact(t('status.country'), str(state, 'Country') || '–')}
 ${fact(t('status.registers'), str(state, 'RN') ?? '')}
@@ -95,15 +106,15 @@ ${fact(t('status.registers'), str(state, 'RN') ?? '')}
 <dl class="facts" id="recorder">
 ${fact(t('status.online'), yesNo(t, str(state, 'Online') === 'true'))}
 ${fact(t('status.recorderState'), html`<span class="recorder-state">${t(`status.recorder.${recorderState}`)}</span>`)}
-${fact(t('status.recSent'), str(state, 'RecSent') ?? '0')}
-${fact(t('status.recQueued'), str(state, 'RecQueued') ?? '0')}
-${fact(t('status.retryQueued'), str(state, 'RetryQueued') ?? '0')}
+${fact(t('status.recSent'), count('RecSent'))}
+${fact(t('status.recQueued'), count('RecQueued'))}
+${fact(t('status.retryQueued'), count('RetryQueued'))}
 ${warning ? fact(t('status.warning'), recorderWarning(t, warning)) : ''}
 </dl>
 <h2>${t('status.disk')}</h2>
-<p id="disk-usage">${t('status.diskUsage')}: ${t('status.diskOf', { used: disk.Usage.toFixed(3), quota: str(state, 'DiskQuota') ?? '' })}</p>
+<p id="disk-usage">${t('status.diskUsage')}: ${t('status.diskOf', { used: f.number(disk.Usage, 3), quota: count('DiskQuota') })}</p>
 <table id="disk"><thead><tr><th>${t('status.folder')}</th><th class="num">${t('status.dirs')}</th><th class="num">${t('status.files')}</th><th class="num">${t('status.bytes')}</th></tr></thead><tbody>
-${Object.entries(disk.Path).map(([name, u]) => html`<tr><td>${name}</td><td class="num">${u.dirs}</td><td class="num">${u.files}</td><td class="num">${u.size}</td></tr>`)}
+${Object.entries(disk.Path).map(([name, u]) => html`<tr><td>${name}</td><td class="num">${f.number(u.dirs)}</td><td class="num">${f.number(u.files)}</td><td class="num">${f.number(u.size)}</td></tr>`)}
 </tbody></table>
 <h2>${t('status.lastTransactions')}</h2>
 ${sections}`;

@@ -34,7 +34,7 @@ export const PROFILE_TEXTS: Texts = {
     fr: 'Lecture seule : le badge ne peut plus être modifié après l\'activation (cette instance est activée avec {badge}).',
     nl: 'Alleen-lezen: de badge kan na de activering niet meer worden gewijzigd (deze instantie is geactiveerd met {badge}).',
   },
-  'field.taxid': { en: 'Tax id (TaxId)', de: 'Steuernummer (TaxId)', fr: 'Identifiant fiscal (TaxId)', nl: 'Fiscaal nummer (TaxId)' },
+  'field.taxid': { en: 'VAT id (TaxId)', de: 'USt-IdNr. (TaxId)', fr: 'Numéro de TVA (TaxId)', nl: 'Btw-nummer (TaxId)' },
   'help.taxid': {
     en: 'The VAT id of the company; the same as Cmp.TaxId of the base data.',
     de: 'Die USt-IdNr. des Unternehmens; dieselbe wie Cmp.TaxId der Stammdaten.',
