@@ -2,8 +2,8 @@
  * The receipt layout, compared byte for byte with checked-in golden files: Austrian, German and French
  * receipts, a German receipt with 19 % and 7 % items and a discount listed after its position's
  * neighbours, the same in Dutch, and a German Z report in German and English, each at 42 and 48
- * columns. Then the same lines as the PDF (read back by pdftotext) and the HTML (as chromium draws the
- * default template) show them. `UPDATE_GOLDEN=1` writes the golden files anew (look at the diff).
+ * columns. Then the same lines as the ESC/POS commands (decoded), the PDF (read back by pdftotext) and
+ * the HTML (as chromium draws the default template) show them. `UPDATE_GOLDEN=1` writes the golden files anew (look at the diff).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { WIDTHS, qrPngDataUrl, receiptHtml, receiptPdf } from '../src/register/render/index.js';
 import { CHAR_WIDTH } from '../src/register/render/receipt-pdf.js';
-import { receiptText } from '../src/register/render/receipt-text.js';
+import { receiptEscpos } from '../src/register/render/receipt-escpos.js';
+import { wrap } from '../src/register/render/receipt-lines.js';
+import { centred, receiptText } from '../src/register/render/receipt-text.js';
+import { readEscpos } from './receipts-escpos-reader.js';
 import { CASES, GOLDEN_DIR, caseView, caseRecord } from './receipts-golden-cases.js';
 import { tempDir } from './helpers.js';
 
@@ -56,6 +59,19 @@ for (const c of CASES) {
     });
   }
 }
+
+test('the ESC/POS commands print the golden lines: centred by the printer, the code as its own QR code, letters in PC858', () => {
+  for (const c of CASES) {
+    for (const width of WIDTHS) {
+      const view = caseView(c);
+      const golden = readFileSync(join(GOLDEN_DIR, `${c.name}-${width}.txt`), 'utf8');
+      const printed = readEscpos(receiptEscpos(view, width)).flatMap((p) =>
+        'qr' in p ? [`${view.labels.qr}:`, ...wrap(p.qr, width)] : [p.centred && p.text !== '' ? centred(p.text, width) : p.text],
+      );
+      assert.equal(`${printed.join('\n')}\n`, golden, `${c.name} at ${width}`);
+    }
+  }
+});
 
 test('one amount column: items at 19 % and 7 %, the discount, the total, the payment and the gross of the tax table', () => {
   for (const width of WIDTHS) {
