@@ -740,6 +740,10 @@ const PHRASES: ReadonlyMap<string, Translated> = new Map([
   [' (by name, not *) and credentials in the request', tr(' (namentlich, nicht *) und Zugangsdaten in der Anfrage', ' (nommément, pas *) et des identifiants dans la requête', ' (bij naam, niet *) en inloggegevens in het verzoek')],
   ['offline', tr('offline', 'hors ligne', 'offline')],
   ['a resumed position needs ESR.ResumeFN', tr('eine fortgesetzte Position braucht ESR.ResumeFN', 'une position reprise nécessite ESR.ResumeFN', 'een hervatte positie heeft ESR.ResumeFN nodig')],
+  ['expected an object with one root property such as {"Tra":{...}}', tr('erwartet wird ein Objekt mit einer Wurzeleigenschaft wie {"Tra":{...}}', 'attendu : un objet avec une seule propriété racine comme {"Tra":{...}}', 'verwacht: een object met één hoofdeigenschap zoals {"Tra":{...}}')],
+  ['only fiscal transactions are voided; this one is non-fiscal (NF or NFS)', tr('nur fiskalische Transaktionen werden storniert; diese ist nicht fiskalisch (NF oder NFS)', 'seules les transactions fiscales sont annulées ; celle-ci est non fiscale (NF ou NFS)', 'alleen fiscale transacties worden geannuleerd; deze is niet-fiscaal (NF of NFS)')],
+  ['no status answer to DLE EOT 1 after the drawer pulse', tr('keine Statusantwort auf DLE EOT 1 nach dem Öffnen der Lade', 'pas de réponse d\'état à DLE EOT 1 après l\'impulsion du tiroir', 'geen statusantwoord op DLE EOT 1 na de ladepuls')],
+  ['unknown part; expected Cmp, Loc, Trm, Dev, DE_Agentur or Doc', tr('unbekannter Teil; erwartet wird Cmp, Loc, Trm, Dev, DE_Agentur oder Doc', 'partie inconnue ; attendu : Cmp, Loc, Trm, Dev, DE_Agentur ou Doc', 'onbekend deel; verwacht: Cmp, Loc, Trm, Dev, DE_Agentur of Doc')],
 ]);
 
 /** Descriptions with values in them: the pattern, and the text per language with `$1`, `$2` for its groups. */
@@ -752,6 +756,18 @@ const PATTERNS: ReadonlyArray<[RegExp, Translated]> = [
   [/^([\w-]+(?: or [\w-]+)*) \(or none\)$/, tr('$1 (oder keiner)', '$1 (ou aucun)', '$1 (of geen)')],
   [/^at most (\d+) characters, got (\d+)$/, tr('höchstens $1 Zeichen, erhalten: $2', 'au plus $1 caractères, reçu : $2', 'hoogstens $1 tekens, ontvangen: $2')],
   [/^at most (\d+) lines, got (\d+)$/, tr('höchstens $1 Zeilen, erhalten: $2', 'au plus $1 lignes, reçu : $2', 'hoogstens $1 regels, ontvangen: $2')],
+  [/^at most (\d+) characters, got (\d+) \("(.*)"\)$/, tr('höchstens $1 Zeichen, erhalten: $2 („$3“)', 'au plus $1 caractères, reçu : $2 (« $3 »)', 'hoogstens $1 tekens, ontvangen: $2 ("$3")')],
+  [/^an ISO 3166 alpha-2 country code such as AT, got "(.*)"$/, tr('ein Ländercode nach ISO 3166 (zwei Buchstaben) wie AT, erhalten: "$1"', 'un code pays ISO 3166 à deux lettres comme AT, reçu : « $1 »', 'een landcode volgens ISO 3166 (twee letters) zoals AT, ontvangen: "$1"')],
+  [/^0 or 1, got "(.*)"$/, tr('0 oder 1, erhalten: "$1"', '0 ou 1, reçu : « $1 »', '0 of 1, ontvangen: "$1"')],
+  [/^the format NNNNNN-NNNN, got "(.*)"$/, tr('das Format NNNNNN-NNNN, erhalten: "$1"', 'le format NNNNNN-NNNN, reçu : « $1 »', 'het formaat NNNNNN-NNNN, ontvangen: "$1"')],
+  [/^a whole number of days, got "(.*)"$/, tr('eine ganze Zahl von Tagen, erhalten: "$1"', 'un nombre entier de jours, reçu : « $1 »', 'een geheel aantal dagen, ontvangen: "$1"')],
+  [/^expected one root element, got (\d+)$/, tr('erwartet wird genau ein Wurzelelement, erhalten: $1', 'attendu : un seul élément racine, reçu : $1', 'verwacht: precies één hoofdelement, ontvangen: $1')],
+  [/^expected exactly one root property, got (\d+)$/, tr('erwartet wird genau eine Wurzeleigenschaft, erhalten: $1', 'attendu : exactement une propriété racine, reçu : $1', 'verwacht: precies één hoofdeigenschap, ontvangen: $1')],
+  [/^SQ (\d+) is itself a void$/, tr('SQ $1 ist selbst ein Storno', 'SQ $1 est elle-même une annulation', 'SQ $1 is zelf een annulering')],
+  [/^(\S*) is not Qty (\S*) x Pri (\S*) = (\S+)$/, tr('$1 ist nicht Qty $2 x Pri $3 = $4', '$1 n\'est pas Qty $2 x Pri $3 = $4', '$1 is niet Qty $2 x Pri $3 = $4')],
+  [/^"(.*)" names several tax groups: send a TaxA element for each \(method 3\)$/, tr('"$1" nennt mehrere Steuergruppen: für jede ein TaxA-Element senden (Methode 3)', '« $1 » désigne plusieurs groupes de taxe : envoyez un élément TaxA pour chacun (méthode 3)', '"$1" noemt meerdere btw-groepen: stuur voor elke een TaxA-element (methode 3)')],
+  [/^"(.*)" is not the FN of a parked receipt \(NF=(\w+)\) of this register$/, tr('"$1" ist nicht die FN eines geparkten Belegs (NF=$2) dieser Kasse', '« $1 » n\'est pas le FN d\'un ticket en attente (NF=$2) de cette caisse', '"$1" is niet het FN van een geparkeerd bonnetje (NF=$2) van deze kassa')],
+  [/^"(.*)" may not contain \$$/, tr('"$1" darf kein $ enthalten', '« $1 » ne doit pas contenir $', '"$1" mag geen $ bevatten')],
   [/^no status answer to DLE EOT (\d+)$/, tr('keine Statusantwort auf DLE EOT $1', 'pas de réponse d\'état à DLE EOT $1', 'geen statusantwoord op DLE EOT $1')],
   [/^register (\S+) is not its register (\S+); nothing was done$/, tr('die Kasse $1 ist nicht seine Kasse $2; nichts wurde ausgeführt', 'la caisse $1 n\'est pas sa caisse $2 ; rien n\'a été fait', 'kassa $1 is niet zijn kassa $2; er is niets gedaan')],
   [/^register (\S+) belongs to TaxId (\S+); nothing was done$/, tr('die Kasse $1 gehört zur TaxId $2; nichts wurde ausgeführt', 'la caisse $1 appartient au TaxId $2 ; rien n\'a été fait', 'kassa $1 hoort bij TaxId $2; er is niets gedaan')],
@@ -766,6 +782,7 @@ const LABEL_WORDS: ReadonlyArray<[RegExp, Translated]> = [
   [/ \(as register (.+) inherits it\)$/, tr(' (von der Kasse $1 geerbt)', ' (hérité par la caisse $1)', ' (door kassa $1 overgenomen)')],
   [/\(none\)/g, tr('(keine)', '(aucun)', '(geen)')],
   [/^protective code$/, tr('Schutzcode', 'code de protection', 'beveiligingscode')],
+  [/^last transaction$/, tr('letzte Transaktion', 'dernière transaction', 'laatste transactie')],
 ];
 
 /** No English words in it: names, codes, numbers (`Cfg`, `ESR.T`, `12.50`, `Tra, TraS`), the same in any language. */
