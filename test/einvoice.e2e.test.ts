@@ -38,7 +38,7 @@ before(async () => {
 
 after(async () => {
   await svc.stop();
-  rmSync(work, { recursive: true, force: true });
+  if (!process.env.KEEP_EINVOICE) rmSync(work, { recursive: true, force: true });
 });
 
 async function register(esr: Record<string, unknown>): Promise<{ status: number; json: Record<string, Record<string, Record<string, unknown>>>; text: string }> {
@@ -126,6 +126,7 @@ test('DD DE makes an XRechnung 3.0 (UBL) with DDto as the buyer reference (Leitw
   made['xrechnung.xml'] = xml;
   assert.match(xml, /<cbc:CustomizationID>urn:cen\.eu:en16931:2017#compliant#urn:xeinkauf\.de:kosit:xrechnung_3\.0<\/cbc:CustomizationID>/);
   assert.match(xml, /<cbc:BuyerReference>04011000-12345-03<\/cbc:BuyerReference>/);
+  assert.match(xml, /<cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="0204">04011000-12345-03<\/cbc:EndpointID>/);
   assert.match(xml, /<cac:Contact><cbc:Name>Anna Jansen<\/cbc:Name><cbc:Telephone>\+31 30 1234567<\/cbc:Telephone><cbc:ElectronicMail>factuur@jansen\.example<\/cbc:ElectronicMail><\/cac:Contact>/);
 });
 

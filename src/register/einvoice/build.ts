@@ -29,6 +29,9 @@ export function ruleError(field: string, rule: string, text: string): FiscalErro
 
 const HUNDRED: Dec = { v: 100n, s: 0 };
 
+/** Leitweg-ID: coarse addressing (2 to 12 digits), optional fine addressing, check digits. */
+const LEITWEG_ID = /^[0-9]{2,12}(?:-[A-Za-z0-9]{1,30})?-[0-9]{2}$/;
+
 function text(o: Obj | undefined, key: string): string | undefined {
   const v = o ? str(o, key)?.trim() : undefined;
   return v ? v : undefined;
@@ -123,13 +126,17 @@ function buyer(esr: Obj, sellerCountry: string, dest: Destination): Party {
   }
   const eas = party.vatId ? vatEas(party.vatId) : undefined;
   if (given) party.endpoint = given;
+  // a German public buyer is addressed by its Leitweg-ID (EAS 0204), which XRechnung takes in DDto
+  else if (dest.syntax === 'xrechnung' && dd && LEITWEG_ID.test(dd)) party.endpoint = { scheme: '0204', id: dd };
   else if (party.vatId && eas) party.endpoint = { scheme: eas, id: party.vatId };
   if (dest.syntax === 'xrechnung') {
     if (!city) throw ruleError('ESR.Ctm.City', 'BR-DE-8', 'Buyer city (BT-52) is missing');
     if (!zip) throw ruleError('ESR.Ctm.Zip', 'BR-DE-9', 'Buyer post code (BT-53) is missing');
   }
-  if (!party.endpoint && dest.syntax === 'peppol') {
-    throw ruleError('ESR.DDto', 'PEPPOL-EN16931-R010', "Buyer electronic address (BT-49) is missing: send the buyer's Peppol participant id as ESR.DDto (scheme:id) or ESR.Ctm.TaxId");
+  // Peppol BIS and XRechnung 3.0 both need the receiver's electronic address
+  if (!party.endpoint) {
+    const how = dest.syntax === 'peppol' ? "send the buyer's Peppol participant id as ESR.DDto (scheme:id)" : 'send a Leitweg-ID as ESR.DDto';
+    throw ruleError(dest.syntax === 'peppol' ? 'ESR.DDto' : 'ESR.Ctm.TaxId', 'PEPPOL-EN16931-R010', `Buyer electronic address (BT-49) is missing: ${how}, or ESR.Ctm.TaxId with its country prefix`);
   }
   return party;
 }
@@ -231,8 +238,9 @@ function payment(esr: Obj, cfg: Obj, payable: Dec, creditNote: boolean): Payment
     if (bic && iban) p.bic = bic;
     return p;
   };
-  // left to pay: to the account (SEPA credit transfer, 58 for an invoice; 30 credit transfer back for a credit note)
-  if (sign(payable) > 0 && iban) return account(creditNote ? '30' : '58');
+  // left to pay on an invoice: to the seller's account by SEPA credit transfer; a credit note pays the buyer,
+  // whose account the POS does not know
+  if (sign(payable) > 0 && iban && !creditNote) return account('58');
   const paid = lines(esr, 'PayA').filter((p) => str(p, 'PayG') !== 'open');
   const largest = paid.reduce<Obj | undefined>((a, p) => (!a || cmp(abs(parseDec(str(p, 'Amt') ?? '0') ?? ZERO), abs(parseDec(str(a, 'Amt') ?? '0') ?? ZERO)) > 0 ? p : a), undefined);
   return { code: largest && sign(payable) === 0 ? meansOf(str(largest, 'PayG') ?? 'cash') : 'ZZZ' };
@@ -258,6 +266,15 @@ function breakdown(groups: TaxGroup[], creditNote: boolean): VatBreakdown[] {
 
 export function buildEinvoice(input: BuildInput): Einvoice {
   const { esr, cfg, destination } = input;
+  const ctm = obj(esr, 'Ctm');
+  const reference = destination.syntax === 'xrechnung' ? text(esr, 'DDto') ?? text(ctm, 'BuyerReference') : text(ctm, 'BuyerReference');
+  const order = text(esr, 'OrderReference');
+  if (destination.syntax === 'xrechnung' && !reference) {
+    throw ruleError('ESR.DDto', 'BR-DE-15', 'Buyer reference (BT-10) is missing: send the Leitweg-ID as ESR.DDto (or ESR.Ctm.BuyerReference)');
+  }
+  if (destination.syntax === 'peppol' && !reference && !order) {
+    throw ruleError('ESR.Ctm.BuyerReference', 'PEPPOL-EN16931-R003', 'A buyer reference (BT-10) or purchase order reference (BT-13) must be provided: send ESR.Ctm.BuyerReference or ESR.OrderReference');
+  }
   const sellerParty = seller(cfg, destination);
   const buyerParty = buyer(esr, sellerParty.address.country, destination);
   const taxA = lines(esr, 'TaxA');
@@ -293,17 +310,8 @@ export function buildEinvoice(input: BuildInput): Einvoice {
   const doc = obj(cfg, 'Doc');
   const cmpCfg = obj(cfg, 'Cmp');
   if (text(cmpCfg, 'VATonPayment') === '1') inv.taxPointCode = '432';
-  const ctm = obj(esr, 'Ctm');
-  const reference = destination.syntax === 'xrechnung' ? text(esr, 'DDto') ?? text(ctm, 'BuyerReference') : text(ctm, 'BuyerReference');
   if (reference) inv.buyerReference = reference;
-  const order = text(esr, 'OrderReference');
   if (order) inv.orderReference = order;
-  if (destination.syntax === 'xrechnung' && !reference) {
-    throw ruleError('ESR.DDto', 'BR-DE-15', 'Buyer reference (BT-10) is missing: send the Leitweg-ID as ESR.DDto (or ESR.Ctm.BuyerReference)');
-  }
-  if (destination.syntax === 'peppol' && !reference && !order) {
-    throw ruleError('ESR.Ctm.BuyerReference', 'PEPPOL-EN16931-R003', 'A buyer reference (BT-10) or purchase order reference (BT-13) must be provided: send ESR.Ctm.BuyerReference or ESR.OrderReference');
-  }
   const rfn = text(esr, 'RFN');
   const rtn = text(esr, 'RTN');
   const precedingId = rfn ?? (rtn ? [text(esr, 'RTL'), text(esr, 'RTT'), rtn].filter(Boolean).join('/') : undefined);

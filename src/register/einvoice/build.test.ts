@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FiscalError } from '../../shared/errors.js';
+import { dec, fmt } from '../../shared/money.js';
+import type { Obj } from '../codec/index.js';
+import { GENERIC_LETTERS } from '../fiscal/tax-letters.js';
+import { buildEinvoice } from './build.js';
+import { checkCalculations } from './check.js';
+import { destinationOf } from './destination.js';
+import { toUbl } from './ubl.js';
+
+const CFG: Obj = {
+  Cmp: { Nam: 'Seller AS', Adr: 'Gate', AdrNr: '1', Zip: '0150', City: 'Oslo', Ctry: 'NO', TaxId: 'NO999999999MVA' },
+  Doc: { ContactElectronicMail: 'post@seller.example', PaymentTerms: '10 days', PaymentPeriod: '10' },
+};
+const CTM: Obj = { Nam: 'Buyer AS', Adr: 'Vei 2', City: 'Bergen', Zip: '5003', BuyerReference: 'REF' };
+
+function esr(extra: Obj): Obj {
+  return { D: '2026-11-25T09:00:00', TL: '1', TT: '2', TN: '7', DD: 'NO', DDto: '0192:999999999', Ctm: CTM, ...extra };
+}
+
+function message(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof FiscalError, String(e));
+    return `${String(e.params.field)}: ${String(e.params.detail)}`;
+  }
+  return 'no error';
+}
+
+test('destinations: DE is XRechnung, PEPPOL and other countries Peppol BIS, suffixes select the test system, national systems not built yet are refused', () => {
+  assert.deepEqual(destinationOf('DE'), { syntax: 'xrechnung', system: 'DE', test: false });
+  assert.deepEqual(destinationOf('nl-TEST'), { syntax: 'peppol', system: 'NL', test: true });
+  assert.deepEqual(destinationOf('PEPPOL'), { syntax: 'peppol', system: 'PEPPOL', test: false });
+  assert.deepEqual(destinationOf('AT-DEMO'), { syntax: 'peppol', system: 'AT', test: true });
+  assert.match(message(() => destinationOf('IT-TEST')), /^ESR\.DD: e-invoices for IT \(FatturaPA.* are not supported yet/);
+  assert.match(message(() => destinationOf('HR')), /^ESR\.DD: e-invoices for HR/);
+  assert.match(message(() => destinationOf('SMTP mail')), /^ESR\.DD: "SMTP mail" is not a delivery system/);
+});
+
+test('net positions (TaxN), a markup as a line charge, two tax groups of one rate in one breakdown, a zero rate as Z, NOK', () => {
+  const inv = buildEinvoice({
+    destination: destinationOf('NO'), cfg: CFG, letters: GENERIC_LETTERS, id: 'FN-1',
+    esr: esr({
+      TaxN: '1',
+      PosA: [
+        { _: 'Pos', PN: '1', Dsc: 'Room', TaxG: 'X', Amt: '100.00' },
+        { _: 'Mod', PN: '1', Dsc: 'Late checkout', Amt: '10.00' },
+        { _: 'Pos', PN: '2', Dsc: 'Minibar', TaxG: 'Y', Amt: '20.00' },
+        { _: 'Pos', PN: '3', Dsc: 'Newspaper', TaxG: 'Z0', Amt: '5.00' },
+      ],
+      TaxA: [
+        { _: 'Tax', TaxG: 'X', Prc: '12', Net: '110.00', TAmt: '13.20', Amt: '123.20' },
+        { _: 'Tax', TaxG: 'Y', Prc: '12.00', Net: '20.00', TAmt: '2.40', Amt: '22.40' },
+        { _: 'Tax', TaxG: 'Z0', Prc: '0', Net: '5.00', TAmt: '0.00', Amt: '5.00' },
+      ],
+      PayA: [{ _: 'Pay', Dsc: 'Invoice', PayG: 'open', Amt: '150.60' }],
+    }),
+  });
+  checkCalculations(inv);
+  assert.equal(inv.currency, 'NOK');
+  assert.equal(inv.dueDate, '2026-12-05');
+  assert.deepEqual(inv.lines.map((l) => [fmt(l.net), fmt(l.price), fmt(l.allowance), l.category]), [['110.00', '100.00', '-10.00', 'S'], ['20.00', '20.00', '0.00', 'S'], ['5.00', '5.00', '0.00', 'Z']]);
+  assert.deepEqual(inv.vat.map((b) => [b.category, fmt(b.rate), fmt(b.taxable), fmt(b.tax)]), [['S', '12', '130.00', '15.60'], ['Z', '0', '5.00', '0.00']]);
+  assert.equal(fmt(inv.totals.payable), '150.60');
+  const xml = toUbl(inv);
+  assert.match(xml, /<cac:AllowanceCharge><cbc:ChargeIndicator>true<\/cbc:ChargeIndicator><cbc:AllowanceChargeReason>Surcharge<\/cbc:AllowanceChargeReason><cbc:Amount currencyID="NOK">10\.00<\/cbc:Amount><\/cac:AllowanceCharge>/);
+  assert.match(xml, /<cbc:EndpointID schemeID="0192">999999999<\/cbc:EndpointID>/);
+  // the seller's VAT number has no EAS of its own here: its e-mail is its address
+  assert.match(xml, /<cbc:EndpointID schemeID="EM">post@seller\.example<\/cbc:EndpointID>/);
+  // the tampered model is caught by the calculation rules
+  assert.match(message(() => checkCalculations({ ...inv, totals: { ...inv.totals, taxInclusive: dec('1.00') } })), /^ESR\.T: \[BR-CO-15\]/);
+});
+
+test('a return is a CreditNote with positive amounts, its due date in the payment means and no seller account', () => {
+  const inv = buildEinvoice({
+    destination: destinationOf('NO'), cfg: { ...CFG, Doc: { ...(CFG.Doc as Obj), AccountIBAN: 'NO9386011117947' } }, letters: GENERIC_LETTERS, id: 'FN-2',
+    esr: esr({
+      RTL: '1', RTT: '2', RTN: '6',
+      PosA: [{ _: 'Pos', PN: '1', Dsc: 'Room', TaxG: 'X', Qty: '-1', Amt: '-112.00' }],
+      TaxA: [{ _: 'Tax', TaxG: 'X', Prc: '12', Net: '-100.00', TAmt: '-12.00', Amt: '-112.00' }],
+      PayA: [{ _: 'Pay', Dsc: 'Credit', PayG: 'open', Amt: '-112.00' }],
+    }),
+  });
+  checkCalculations(inv);
+  assert.equal(inv.creditNote, true);
+  assert.deepEqual(inv.preceding, { id: '1/2/6' });
+  const xml = toUbl(inv);
+  assert.match(xml, /<cbc:ID>FN-2<\/cbc:ID><cbc:IssueDate>2026-11-25<\/cbc:IssueDate><cbc:CreditNoteTypeCode>381<\/cbc:CreditNoteTypeCode>/);
+  assert.match(xml, /<cac:PaymentMeans><cbc:PaymentMeansCode>ZZZ<\/cbc:PaymentMeansCode><cbc:PaymentDueDate>2026-12-05<\/cbc:PaymentDueDate><\/cac:PaymentMeans>/);
+  assert.match(xml, /<cbc:CreditedQuantity unitCode="C62">1<\/cbc:CreditedQuantity><cbc:LineExtensionAmount currencyID="NOK">100\.00<\/cbc:LineExtensionAmount>/);
+  assert.doesNotMatch(xml, /NO9386011117947|<cbc:DueDate>/);
+});
+
+test('missing seller or buyer data is refused with the rule and the field', () => {
+  const base = { destination: destinationOf('DE'), letters: GENERIC_LETTERS, id: '1', esr: esr({ DDto: '04011000-12345-03', PosA: [{ _: 'Pos', PN: '1', Dsc: 'A', TaxG: 'X', Amt: '1.19' }], TaxA: [{ _: 'Tax', TaxG: 'X', Prc: '19', Net: '1.00', TAmt: '0.19', Amt: '1.19' }], PayA: [{ _: 'Pay', Dsc: 'Cash', PayG: 'cash', Amt: '1.19' }] }) };
+  assert.match(message(() => buildEinvoice({ ...base, cfg: {} })), /^Cfg\.Cmp\.Nam: \[BR-6\]/);
+  assert.match(message(() => buildEinvoice({ ...base, cfg: CFG })), /^Cfg\.Doc\.ContactName: \[BR-DE-5\]/);
+  const doc = { ContactName: 'A', ContactTelephone: '+49 30 123', ContactElectronicMail: 'a@b.example' };
+  assert.match(message(() => buildEinvoice({ ...base, cfg: { ...CFG, Cmp: { Nam: 'X', Ctry: 'DE', City: 'Berlin', Zip: '10115' }, Doc: doc } })), /^Cfg\.Cmp\.TaxId: \[BR-S-02\]/);
+  const xr = buildEinvoice({ ...base, cfg: { ...CFG, Doc: doc } });
+  assert.equal(xr.buyerReference, '04011000-12345-03');
+  assert.deepEqual(xr.buyer.endpoint, { scheme: '0204', id: '04011000-12345-03' });
+});
