@@ -165,6 +165,16 @@ test('the pages in en and de at 1280 px: nothing cut, the receipt whole, numbers
       assert.equal(await page.locator('#record .badge.unprinted').count(), 1);
       await context.close();
     }
+    // French and Dutch words are longer still: their pages keep every text in its box too
+    for (const lang of ['fr', 'nl'] as const) {
+      const context = await browser.newContext({ httpCredentials: { username: 'x', password: PASSWORD }, viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      for (const path of ['/', '/ui/cfg', '/control', '/ui/journal', `/ui/journal/receipt?rn=def&sq=${longSq}`]) {
+        await page.goto(`${svc.url}${path}${path.includes('?') ? '&' : '?'}lang=${lang}`);
+        await fitsItsBoxes(page, `${lang} ${path}`);
+      }
+      await context.close();
+    }
   } finally {
     await browser?.close();
     await svc.close();
