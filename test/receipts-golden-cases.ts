@@ -28,6 +28,8 @@ export const CASES: readonly GoldenCase[] = [
   { name: 'mixed-nl', fixture: 'mixed', lang: 'nl' },
   { name: 'z-de', fixture: 'z-de' },
   { name: 'z-en', fixture: 'z-de', lang: 'en' },
+  { name: 'z-fr', fixture: 'z-fr' },
+  { name: 'x-no', fixture: 'x-no' },
 ];
 
 interface Fixture {

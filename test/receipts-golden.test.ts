@@ -1,8 +1,8 @@
 /**
  * The receipt layout, compared byte for byte with checked-in golden files: Austrian, German and French
  * receipts, a German receipt with 19 % and 7 % items and a discount listed after its position's
- * neighbours, the same in Dutch, and a German Z report in German and English, each at 42 and 48
- * columns. Then the same lines as the ESC/POS commands (decoded), the PDF (read back by pdftotext) and
+ * neighbours, the same in Dutch, a German Z report in German and English, a French Z report and a
+ * Norwegian X report, each at 42 and 48 columns. Then the same lines as the ESC/POS commands (decoded), the PDF (read back by pdftotext) and
  * the HTML (as chromium draws the default template) show them. `UPDATE_GOLDEN=1` writes the golden files anew (look at the diff).
  */
 import { test } from 'node:test';
@@ -110,17 +110,26 @@ test('numbers and dates in the receipt\'s language: Austrian tags with commas, t
   assert.ok(textLines('z-en', 42).some((l) => /^Cash +5\.69$/.test(l)));
 });
 
-test('the Z report: sections, labels in the language, no field names, each value once', () => {
-  for (const [name, expected] of [
-    ['z-de', ['Umsätze nach Art', 'Zahlungen', 'Umsatzsteuer nach Sätzen', 'Gesamtsummen', 'Zähler']],
-    ['z-en', ['Sales by type', 'Payments', 'VAT by rate', 'Grand totals', 'Counters']],
+test('X and Z reports: sections, labels in the language, no field names, each value once', () => {
+  for (const [name, expected, tagsFrom, total] of [
+    ['z-de', ['Z-Bericht', 'Umsätze nach Art', 'Zahlungen', 'Umsatzsteuer nach Sätzen', 'Gesamtsummen', 'Zähler'], 'TrNr:', '15,41'],
+    ['z-en', ['Z report', 'Sales by type', 'Payments', 'VAT by rate', 'Grand totals', 'Counters'], 'TrNr:', '15.41'],
+    ['z-fr', ['Rapport Z', 'Ventes par type', 'Paiements', 'TVA par taux', 'Catégories', 'Totaux', 'Compteurs'], 'Clôture n° :', '11,90'],
+    ['x-no', ['X report', 'Sales by type', 'Payments', 'VAT by rate', 'Grand totals', 'Counters'], 'X-rapport', '75.50'],
   ] as const) {
-    const lines = textLines(name, 42);
+    const lines = textLines(name, 42).map((l) => l.trim());
     for (const title of expected) assert.ok(lines.includes(title), `${title} in ${name}`);
-    const report = lines.slice(0, lines.findIndex((l) => l.startsWith('TrNr:')));
-    for (const field of ['Z T', 'CAmt', 'LastSQ', 'ZTax', 'DrawerOpenCnt', 'sale', 'debitcard', 'VAT 19', 'Z  ']) assert.ok(!report.some((l) => l.includes(field)), `${field} in ${name}`);
-    assert.equal(report.filter((l) => /15[.,]41$/.test(l)).length, 2, 'the total once, and the sales that make it');
+    const report = lines.slice(0, lines.indexOf(lines.find((l) => l.startsWith(tagsFrom)) ?? ''));
+    assert.ok(report.length > 20, name);
+    for (const field of ['Z T', 'X T', 'CAmt', 'LastSQ', 'ZTax', 'DrawerOpenCnt', 'sale', 'cash', 'debitcard', 'creditcard', 'VAT 19']) assert.ok(!report.some((l) => l.includes(field)), `${field} in ${name}`);
+    assert.ok(!report.some((l) => /^[XZ] \w* /.test(l)), `a field of the report's element in ${name}`);
+    // the total once, and the sales that make it
+    assert.equal(report.filter((l) => l.endsWith(` ${total}`)).length, 2, `${total} in ${name}`);
   }
+  // the country's own lines in its words, their rates and amounts in the receipt's language
+  const fr = textLines('z-fr', 42);
+  for (const l of ['TTC 20,00 % : 8,50', 'GT perpétuel : 11,90', 'Période : 25/11/2026']) assert.ok(fr.includes(l), l);
+  assert.ok(textLines('x-no', 42).includes('X-rapport'));
 });
 
 test('the PDF and the HTML show the same lines, the amounts in one column', async () => {

@@ -32,6 +32,12 @@ test('tag values: amounts and dates localized, device numbers and signatures as 
   for (const v of ['4', 'wien-3', '3194c616953599f2', 'VuSS+KQ==', '001/1', 'V1.2.3']) assert.equal(de.tagValue(v), v);
 });
 
+test('a rate in a tag label takes the language\'s decimal mark, the words stay', () => {
+  assert.equal(new Formatter('fr').tagLabel('TTC 20.00 % :'), 'TTC 20,00 % :');
+  assert.equal(new Formatter('en').tagLabel('TTC 20.00 % :'), 'TTC 20.00 % :');
+  assert.equal(new Formatter('de').tagLabel('Beleg-Nr.:'), 'Beleg-Nr.:');
+});
+
 test('a country code as the country\'s name in the language', () => {
   assert.equal(new Formatter('de').country('AT'), 'Österreich');
   assert.equal(new Formatter('fr').country('de'), 'Allemagne');

@@ -76,6 +76,11 @@ export class Formatter {
     return DATE_TIME.test(raw) ? this.date(raw) : raw;
   }
 
+  /** A country module's tag label: the module's words, a rate in them ("TTC 20.00 % :") with the language's decimal mark. */
+  tagLabel(raw: string): string {
+    return raw.replace(/(?<![\d.])(\d+)\.(\d+)(?= ?%)/g, (_, whole: string, fraction: string) => `${whole}${this.separator}${fraction}`);
+  }
+
   /** An ISO 3166 country code as the country's name in the receipt's language. */
   country(code: string): string {
     return /^[A-Za-z]{2}$/.test(code) ? this.regions.of(code.toUpperCase()) ?? code : code;

@@ -141,10 +141,10 @@ function payments(esr: Obj, f: Formatter): PaymentView[] {
   });
 }
 
-/** The labels are the country module's words (the law's); amounts and dates in the values are localized. */
+/** The labels are the country module's words (the law's), with their rates localized; amounts and dates in the values too. */
 function tags(fis: Obj | undefined, f: Formatter): TagView[] {
   if (!fis) return [];
-  return lines(fis, 'Tag').map((t) => ({ name: str(t, 'Name') ?? '', label: str(t, 'Label') ?? '', value: f.tagValue(str(t, 'Value') ?? '') }));
+  return lines(fis, 'Tag').map((t) => ({ name: str(t, 'Name') ?? '', label: f.tagLabel(str(t, 'Label') ?? ''), value: f.tagValue(str(t, 'Value') ?? '') }));
 }
 
 /** Scalars and lists of an object as label/value pairs (the Z data, an audit record). */
