@@ -401,6 +401,10 @@ describe('POST /render', () => {
     assert.equal((await post(`${svc.url}/render`, find.text, { 'content-type': 'application/json' })).text, atHtml);
     // the path names the output for POST too
     assert.equal((await post(`${svc.url}/render/text?width=48`, tra.text, { 'content-type': 'application/json' })).text, (await get(`${svc.url}/render/text?rn=de&width=48`)).text);
+    // the HTML lines take the width too: the page shows what a 48-column printer prints
+    const wideHtml = htmlLines((await get(`${svc.url}/render?rn=de&width=48`)).text);
+    assert.ok(wideHtml.some((l) => l.length === 48), 'lines of 48 columns');
+    assert.ok(htmlLines((await get(`${svc.url}/render?rn=de`)).text).every((l) => l.length <= 42), 'the default stays 42');
     const escpos = await bytes('POST', `${svc.url}/render/escpos`, tra.text);
     assert.deepEqual(parseEscpos(escpos.body).qrStored, [de.code]);
     const pdf = await bytes('POST', `${svc.url}/render/pdf`, tra.text);

@@ -2,7 +2,7 @@
  * Rendering (GET and POST /render, /render/pdf, /render/text, /render/escpos). The path names the
  * output for both methods: GET draws a journal record (RN, FN; default the register's last receipt),
  * POST the record in the body (from /tra or /find). `width` (42 or 48 columns, default 42) sets the
- * fixed-width outputs (text, ESC/POS, PDF).
+ * columns of every output (text, ESC/POS, PDF, and the lines of the HTML).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
@@ -39,11 +39,11 @@ function namesRegister(q: Query): boolean {
 }
 
 /** The receipt as GET /render answers it (HTML with the QR image, in the register's layout); the journal page shows it too. */
-export async function receiptPageHtml(ctx: ServiceContext, source: ReceiptSource): Promise<string> {
+export async function receiptPageHtml(ctx: ServiceContext, source: ReceiptSource, width?: number): Promise<string> {
   const { record, cfg, lang } = source;
   const plain = receiptView({ record, cfg, lang });
   const view = plain.code ? { ...plain, qr: qrPngDataUrl(plain.code, HTML_QR) } : plain;
-  return receiptHtml(view, record, cfg, await activeLayout(ctx.dataDir, source.reg?.state.rn ?? 'def'));
+  return receiptHtml(view, record, cfg, await activeLayout(ctx.dataDir, source.reg?.state.rn ?? 'def'), width);
 }
 
 async function answer(ctx: ServiceContext, res: FastifyReply, output: Output, q: Query, source: ReceiptSource): Promise<FastifyReply> {
@@ -53,7 +53,7 @@ async function answer(ctx: ServiceContext, res: FastifyReply, output: Output, q:
   const view = receiptView({ record, cfg, lang });
   switch (output) {
     case 'html':
-      return res.code(200).type('text/html; charset=utf-8').send(await receiptPageHtml(ctx, source));
+      return res.code(200).type('text/html; charset=utf-8').send(await receiptPageHtml(ctx, source, width));
     case 'pdf':
       return res.code(200).type('application/pdf').header('content-disposition', `inline; filename="${fileName(view.fn, record.type)}.pdf"`).send(await receiptPdf(view, width));
     case 'text':
