@@ -68,6 +68,21 @@ describe('peripherals with an ESC/POS network printer', () => {
     assert.ok(!log.includes('Article'), 'no receipt text in the service log');
   });
 
+  test('Printer_Width lays the printout out for the paper: 32 columns for 58 mm, 48 for font B; the default is 42', async () => {
+    resetPrinter();
+    const widest = (): number => Math.max(...printer.printouts.at(-1)!.lines.map((l) => l.length));
+    for (const [attribute, width] of [['', 42], [' Printer_Width=32', 32], [' Printer_Width=48', 48]] as const) {
+      await profile(`${escpos()}${attribute}`);
+      const r = await post(`${svc.url}/register`, sale({ TN: `W${width}` }));
+      assert.equal(r.status, 200, r.text);
+      assert.equal(widest(), width, printer.printouts.at(-1)!.lines.join('\n'));
+    }
+    const bad = await post(`${svc.url}/profile`, { Badge: 'B1', Attributes: `${escpos()} Printer_Width=40` });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.ProfileC.Result.UserMessage, 'Attributes.Printer_Width must be 32, 42 or 48 columns, got "40"');
+    await profile(escpos());
+  });
+
   test('/peri/print prints text lines (code page PC858), not journaled', async () => {
     resetPrinter();
     const lastBefore = await get(`${svc.url}/last`);

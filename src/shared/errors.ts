@@ -735,6 +735,7 @@ const PHRASES: ReadonlyMap<string, Translated> = new Map([
   ['a port number 1-65535', tr('eine Portnummer 1-65535', 'un numéro de port 1-65535', 'een poortnummer 1-65535')],
   ['a number of MB (0 or more, e.g. 500 or 0.5)', tr('eine Anzahl MB (0 oder mehr, z. B. 500 oder 0.5)', 'un nombre de Mo (0 ou plus, p. ex. 500 ou 0.5)', 'een aantal MB (0 of meer, bv. 500 of 0.5)')],
   ['true, false or a log size from 16K to 1024M (a bare number is MB)', tr('true, false oder eine Protokollgröße von 16K bis 1024M (eine Zahl allein bedeutet MB)', 'true, false ou une taille de journal de 16K à 1024M (un nombre seul signifie Mo)', 'true, false of een loggrootte van 16K tot 1024M (een getal alleen betekent MB)')],
+  ['32, 42 or 48 columns', tr('32, 42 oder 48 Spalten', '32, 42 ou 48 colonnes', '32, 42 of 48 kolommen')],
   ['host or host:port of the printer (port 9100 by default)', tr('Host oder Host:Port des Druckers (standardmäßig Port 9100)', 'hôte ou hôte:port de l\'imprimante (port 9100 par défaut)', 'host of host:poort van de printer (standaard poort 9100)')],
   ['host or host:port of the customer display', tr('Host oder Host:Port der Kundenanzeige', 'hôte ou hôte:port de l\'afficheur client', 'host of host:poort van het klantdisplay')],
   [' (by name, not *) and credentials in the request', tr(' (namentlich, nicht *) und Zugangsdaten in der Anfrage', ' (nommément, pas *) et des identifiants dans la requête', ' (bij naam, niet *) en inloggegevens in het verzoek')],

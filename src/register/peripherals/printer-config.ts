@@ -16,6 +16,7 @@ import type { Target } from './escpos-connection.js';
 import { EscposNetworkPrinter } from './network-printer.js';
 import { traceOf } from './printer-trace.js';
 import { VirtualPrinter } from './virtual-printer.js';
+import { DEFAULT_WIDTH, WIDTHS } from '../render/receipt-lines.js';
 
 export const DEFAULT_PORT = 9100;
 export const DRIVERS = ['escpos', 'virtual'] as const;
@@ -55,9 +56,19 @@ function choiceOf(raw: AttributeMap): Choice {
  * use. `attrs` are the effective ones of a register (its own over def's): printing uses those. `rn`, when
  * given, names the register in the refusal (a change of def checked against a register that inherits it).
  */
+/** The columns the register's printer prints (Printer_Width: 32 for 58 mm paper, 42 or 48 for 80 mm); 42 when not set. */
+export function printerWidthOf(attrs: AttributeMap): number {
+  const text = attrs.get('printer_width');
+  if (text === undefined) return DEFAULT_WIDTH;
+  const width = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !WIDTHS.includes(width)) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.Printer_Width', expected: '32, 42 or 48 columns', value: text });
+  return width;
+}
+
 export function checkPrinterAttributes(attrs: AttributeMap, rn?: string): void {
   const timeout = attrs.get('drawer_timeout');
   try {
+    printerWidthOf(attrs);
     if (timeout !== undefined && !(/^\d{1,4}$/.test(timeout.trim()) && Number(timeout) >= 1 && Number(timeout) <= MAX_DRAWER_TIMEOUT_S)) {
       throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.Drawer_Timeout', expected: `a whole number of seconds, 1 to ${MAX_DRAWER_TIMEOUT_S}`, value: timeout });
     }

@@ -20,14 +20,13 @@ import type { ServiceContext } from '../context.js';
 import { identityOf } from '../esr/normalize.js';
 import type { Register } from '../registers.js';
 import { receiptEscpos } from '../render/receipt-escpos.js';
-import { DEFAULT_WIDTH } from '../render/receipt-lines.js';
 import { receiptOfRecord } from '../render/receipt-source.js';
 import { receiptText } from '../render/receipt-text.js';
 import { receiptView } from '../render/receipt-view.js';
 import type { Sealed } from '../record-answer.js';
 import { withDevice } from './device-lock.js';
 import { clearUnprinted, findMark, markUnprinted, writePrintFile } from './print-files.js';
-import { hasPrinter, printLogOn, printerOf } from './printer-config.js';
+import { hasPrinter, printLogOn, printerOf, printerWidthOf } from './printer-config.js';
 
 /** POST /peri/print: the printout within 30 s (the spec's limit), counted from the moment it has the printer. */
 export const PRINT_TIMEOUT_MS = 30_000;
@@ -120,8 +119,10 @@ export function receiptPrintout(ctx: ServiceContext, rn: string, doc: Doc, arriv
           if (duplicate) return;
         }
         let printer;
+        let width;
         try {
           printer = printerOf(ctx, rn);
+          width = printerWidthOf(ctx.profiles.settings(rn).raw);
         } catch (e) {
           // a setting from the environment that cannot be used: the record is registered, so RC NO (retry), not BAD
           throw new FiscalError('#PRINTER_ERROR', { value: 'Printer', detail: e instanceof Error ? e.message : String(e) });
@@ -135,9 +136,9 @@ export function receiptPrintout(ctx: ServiceContext, rn: string, doc: Doc, arriv
         const view = receiptView({ record: source.record, cfg: source.cfg, lang: source.lang });
         const copy = found?.mark?.maybe === true;
         if (copy) view.training = [view.training, COPY[view.lang]].filter(Boolean).join(' ');
-        const text = receiptText(view, DEFAULT_WIDTH);
+        const text = receiptText(view, width);
         try {
-          await printer.print({ escpos: receiptEscpos(view, DEFAULT_WIDTH), text }, { ms: RECEIPT_ANSWER_MS, deadline });
+          await printer.print({ escpos: receiptEscpos(view, width), text }, { ms: RECEIPT_ANSWER_MS, deadline });
         } catch (e) {
           if (e instanceof FiscalError && e.code === '#PRINTER_UNCONFIRMED' && !copy) {
             const mark = found?.mark ?? { sq, tl, tt, ch: record.ch?.toString('base64') ?? '', at: ctx.clock.now().getTime() };

@@ -23,7 +23,8 @@ export type ReceiptLine =
   /** the QR code of Fis.Code */
   | { kind: 'qr'; data: string; section: Section };
 
-export const WIDTHS: readonly number[] = [42, 48];
+/** The columns a receipt is laid out for: 32 (58 mm paper), 42 (80 mm, font A), 48 (80 mm, font B). */
+export const WIDTHS: readonly number[] = [32, 42, 48];
 export const DEFAULT_WIDTH = 42;
 
 /** A tax table or count column narrower than this wraps its label instead of squeezing the figures. */
