@@ -109,7 +109,9 @@ test('a return with DD is a CreditNote referring to the invoice by its FN; a pai
   const paidXml = await einvoiceOf(String(paid.json.TraC?.ESR?.FN));
   made['paid.xml'] = paidXml;
   assert.match(paidXml, /<cbc:EndpointID schemeID="0106">12345678<\/cbc:EndpointID>/);
-  assert.match(paidXml, /<cbc:PaymentMeansCode>55<\/cbc:PaymentMeansCode>/);
+  // paid at the POS: nothing left to pay, no payment instructions (a Dutch seller may name only transfer, card or debit codes)
+  assert.doesNotMatch(paidXml, /<cac:PaymentMeans>/);
+  assert.match(paidXml, /<cbc:PrepaidAmount currencyID="EUR">3\.63<\/cbc:PrepaidAmount><cbc:PayableAmount currencyID="EUR">0\.00<\/cbc:PayableAmount>/);
 });
 
 test('DD DE makes an XRechnung 3.0 (UBL) with DDto as the buyer reference (Leitweg-ID, BT-10)', async () => {

@@ -67,8 +67,9 @@ test('net positions (TaxN), a markup as a line charge, two tax groups of one rat
   const xml = toUbl(inv);
   assert.match(xml, /<cac:AllowanceCharge><cbc:ChargeIndicator>true<\/cbc:ChargeIndicator><cbc:AllowanceChargeReason>Surcharge<\/cbc:AllowanceChargeReason><cbc:Amount currencyID="NOK">10\.00<\/cbc:Amount><\/cac:AllowanceCharge>/);
   assert.match(xml, /<cbc:EndpointID schemeID="0192">999999999<\/cbc:EndpointID>/);
-  // the seller's VAT number has no EAS of its own here: its e-mail is its address
-  assert.match(xml, /<cbc:EndpointID schemeID="EM">post@seller\.example<\/cbc:EndpointID>/);
+  // Peppol addresses a Norwegian seller by the organisation number in its VAT number
+  assert.match(xml, /<cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID="0192">999999999<\/cbc:EndpointID>/);
+  assert.match(xml, /<cac:PaymentMeans><cbc:PaymentMeansCode>1<\/cbc:PaymentMeansCode><\/cac:PaymentMeans>/);
   // the tampered model is caught by the calculation rules
   assert.match(message(() => checkCalculations({ ...inv, totals: { ...inv.totals, taxInclusive: dec('1.00') } })), /^ESR\.T: \[BR-CO-15\]/);
 });
@@ -88,7 +89,7 @@ test('a return is a CreditNote with positive amounts, its due date in the paymen
   assert.deepEqual(inv.preceding, { id: '1/2/6' });
   const xml = toUbl(inv);
   assert.match(xml, /<cbc:ID>FN-2<\/cbc:ID><cbc:IssueDate>2026-11-25<\/cbc:IssueDate><cbc:CreditNoteTypeCode>381<\/cbc:CreditNoteTypeCode>/);
-  assert.match(xml, /<cac:PaymentMeans><cbc:PaymentMeansCode>ZZZ<\/cbc:PaymentMeansCode><cbc:PaymentDueDate>2026-12-05<\/cbc:PaymentDueDate><\/cac:PaymentMeans>/);
+  assert.match(xml, /<cac:PaymentMeans><cbc:PaymentMeansCode>1<\/cbc:PaymentMeansCode><cbc:PaymentDueDate>2026-12-05<\/cbc:PaymentDueDate><\/cac:PaymentMeans>/);
   assert.match(xml, /<cbc:CreditedQuantity unitCode="C62">1<\/cbc:CreditedQuantity><cbc:LineExtensionAmount currencyID="NOK">100\.00<\/cbc:LineExtensionAmount>/);
   assert.doesNotMatch(xml, /NO9386011117947|<cbc:DueDate>/);
 });

@@ -9,7 +9,7 @@ import { type Obj, isObj, lines, obj, str } from '../codec/index.js';
 import { isDate } from '../esr/datetime.js';
 import { analyzePositions, qtyOf, resolveWithTaxA } from '../esr/tax.js';
 import type { TaxLetters } from '../fiscal/tax-letters.js';
-import { currencyOf, hasCountryPrefix, meansOf, unitOf, vatEas } from './codes.js';
+import { currencyOf, endpointOfVat, hasCountryPrefix, unitOf } from './codes.js';
 import type { Destination } from './destination.js';
 import type { Address, Einvoice, Endpoint, Line, Party, PaymentInstructions, VatBreakdown, VatCategory } from './model.js';
 
@@ -83,9 +83,13 @@ function seller(cfg: Obj, dest: Destination): Party {
   if (tin && !party.taxRegistrationId) party.taxRegistrationId = tin;
   const contact = { name: text(doc, 'ContactName'), telephone: text(doc, 'ContactTelephone'), email: text(doc, 'ContactElectronicMail') };
   party.contact = Object.fromEntries(Object.entries(contact).filter(([, v]) => v !== undefined));
-  const eas = party.vatId ? vatEas(party.vatId) : undefined;
-  if (party.vatId && eas) party.endpoint = { scheme: eas, id: party.vatId };
-  else if (contact.email) party.endpoint = { scheme: 'EM', id: contact.email };
+  const byVat = party.vatId ? endpointOfVat(party.vatId) : undefined;
+  if (byVat) party.endpoint = byVat;
+  // an e-mail address (EAS EM) is an EN 16931 electronic address, but no Peppol participant
+  else if (contact.email && dest.syntax === 'xrechnung') party.endpoint = { scheme: 'EM', id: contact.email };
+  // Denmark and Iceland name the seller's legal entity by its register number (DK-R-002, IS-R-002)
+  if (country === 'DK' && party.vatId && /^DK[0-9]{8}$/.test(party.vatId)) party.legalId = { scheme: '0184', id: party.vatId };
+  if (country === 'IS' && tin) party.legalId = { scheme: '0196', id: tin };
   if (dest.syntax === 'xrechnung') {
     if (!city) throw ruleError('Cfg.Cmp.City', 'BR-DE-3', 'Seller city (BT-37) is missing');
     if (!zip) throw ruleError('Cfg.Cmp.Zip', 'BR-DE-4', 'Seller post code (BT-38) is missing');
@@ -93,7 +97,10 @@ function seller(cfg: Obj, dest: Destination): Party {
     if (!contact.telephone) throw ruleError('Cfg.Doc.ContactTelephone', 'BR-DE-6', 'Seller contact telephone number (BT-42) is missing');
     if (!contact.email) throw ruleError('Cfg.Doc.ContactElectronicMail', 'BR-DE-7', 'Seller contact email address (BT-43) is missing');
   }
-  if (!party.endpoint) throw ruleError('Cfg.Cmp.TaxId', 'PEPPOL-EN16931-R020', 'Seller electronic address (BT-34) is missing: configure Cfg.Cmp.TaxId with its country prefix or Cfg.Doc.ContactElectronicMail');
+  if (!party.endpoint) {
+    const how = dest.syntax === 'peppol' ? 'configure Cfg.Cmp.TaxId, a VAT number with its country prefix (Peppol addresses the seller by it)' : 'configure Cfg.Cmp.TaxId with its country prefix or Cfg.Doc.ContactElectronicMail';
+    throw ruleError('Cfg.Cmp.TaxId', 'PEPPOL-EN16931-R020', `Seller electronic address (BT-34) is missing: ${how}`);
+  }
   return party;
 }
 
@@ -124,11 +131,11 @@ function buyer(esr: Obj, sellerCountry: string, dest: Destination): Party {
   if (dest.syntax === 'peppol' && dd && !given) {
     throw ruleError('ESR.DDto', 'PEPPOL-EN16931-R010', `"${dd}" is not a Peppol participant identifier scheme:id (for example 0088:7300010000001 or 9930:DE123456789)`);
   }
-  const eas = party.vatId ? vatEas(party.vatId) : undefined;
+  const byVat = party.vatId ? endpointOfVat(party.vatId) : undefined;
   if (given) party.endpoint = given;
   // a German public buyer is addressed by its Leitweg-ID (EAS 0204), which XRechnung takes in DDto
   else if (dest.syntax === 'xrechnung' && dd && LEITWEG_ID.test(dd)) party.endpoint = { scheme: '0204', id: dd };
-  else if (party.vatId && eas) party.endpoint = { scheme: eas, id: party.vatId };
+  else if (byVat) party.endpoint = byVat;
   if (dest.syntax === 'xrechnung') {
     if (!city) throw ruleError('ESR.Ctm.City', 'BR-DE-8', 'Buyer city (BT-52) is missing');
     if (!zip) throw ruleError('ESR.Ctm.Zip', 'BR-DE-9', 'Buyer post code (BT-53) is missing');
@@ -226,24 +233,35 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
   });
 }
 
-function payment(esr: Obj, cfg: Obj, payable: Dec, creditNote: boolean): PaymentInstructions {
+/**
+ * BG-16. What is left to pay on an invoice goes to the seller's account (58, SEPA credit transfer). Peppol
+ * wants payment instructions only for what is left to pay (and the Netherlands allows only transfer, card
+ * and debit codes, NL-R-008); XRechnung always (BR-DE-1): a paid invoice says cash (10) or, for other means,
+ * ZZZ, since a card code would need the card's number (BR-DE-24-a), which the POS does not send.
+ */
+function payment(esr: Obj, cfg: Obj, payable: Dec, creditNote: boolean, dest: Destination, sellerCountry: string): PaymentInstructions | undefined {
   const doc = obj(cfg, 'Doc');
   const iban = text(doc, 'AccountIBAN')?.replace(/\s+/g, '');
-  const account = (code: string): PaymentInstructions => {
-    const p: PaymentInstructions = { code };
-    if (iban) p.iban = iban;
+  if (sign(payable) > 0 && iban && !creditNote) {
+    const p: PaymentInstructions = { code: '58', iban };
     const name = text(doc, 'AccountName');
-    if (name && iban) p.accountName = name;
+    if (name) p.accountName = name;
     const bic = text(doc, 'AccountBIC');
-    if (bic && iban) p.bic = bic;
+    if (bic) p.bic = bic;
     return p;
-  };
-  // left to pay on an invoice: to the seller's account by SEPA credit transfer; a credit note pays the buyer,
-  // whose account the POS does not know
-  if (sign(payable) > 0 && iban && !creditNote) return account('58');
-  const paid = lines(esr, 'PayA').filter((p) => str(p, 'PayG') !== 'open');
-  const largest = paid.reduce<Obj | undefined>((a, p) => (!a || cmp(abs(parseDec(str(p, 'Amt') ?? '0') ?? ZERO), abs(parseDec(str(a, 'Amt') ?? '0') ?? ZERO)) > 0 ? p : a), undefined);
-  return { code: largest && sign(payable) === 0 ? meansOf(str(largest, 'PayG') ?? 'cash') : 'ZZZ' };
+  }
+  if (dest.syntax === 'xrechnung') {
+    if (sign(payable) > 0) return { code: '1' };
+    const paid = lines(esr, 'PayA').filter((p) => str(p, 'PayG') !== 'open');
+    const largest = paid.reduce<Obj | undefined>((a, p) => (!a || cmp(abs(parseDec(str(p, 'Amt') ?? '0') ?? ZERO), abs(parseDec(str(a, 'Amt') ?? '0') ?? ZERO)) > 0 ? p : a), undefined);
+    return { code: ['cash', 'change', 'foreign'].includes(str(largest ?? {}, 'PayG') ?? '') ? '10' : 'ZZZ' };
+  }
+  if (sign(payable) <= 0) return undefined;
+  if (sellerCountry === 'NL') {
+    if (creditNote) return undefined;
+    throw ruleError('Cfg.Doc.AccountIBAN', 'NL-R-008', 'A Dutch seller must give a payment account (BT-84) for what is left to pay: configure Cfg.Doc.AccountIBAN');
+  }
+  return { code: '1' };
 }
 
 function breakdown(groups: TaxGroup[], creditNote: boolean): VatBreakdown[] {
@@ -299,14 +317,14 @@ export function buildEinvoice(input: BuildInput): Einvoice {
     id: input.id,
     issueDate,
     currency: currencyOf(sellerParty.address.country),
-    notes: [],
     seller: sellerParty,
     buyer: buyerParty,
-    payment: payment(esr, cfg, payable, creditNote),
     lines: invoiceLines,
     vat,
     totals: { lineNet, taxExclusive: lineNet, tax, taxInclusive, prepaid, payable },
   };
+  const means = payment(esr, cfg, payable, creditNote, destination, sellerParty.address.country);
+  if (means) inv.payment = means;
   const doc = obj(cfg, 'Doc');
   const cmpCfg = obj(cfg, 'Cmp');
   if (text(cmpCfg, 'VATonPayment') === '1') inv.taxPointCode = '432';
@@ -320,12 +338,10 @@ export function buildEinvoice(input: BuildInput): Einvoice {
     const rd = dateOf(text(esr, 'RD'), 'ESR.RD', 'BR-55');
     if (rd) inv.preceding.date = rd;
   }
-  for (const key of ['Rsn'] as const) {
-    const note = text(esr, key);
-    if (note) inv.notes.push(note);
-  }
+  // one invoice note (Peppol allows no more, PEPPOL-EN16931-R002): the reason, then the header text
   const head = esr.Head;
-  if (isObj(head) && text(head, 'Txt')) inv.notes.push(text(head, 'Txt') as string);
+  const notes = [text(esr, 'Rsn'), isObj(head) ? text(head, 'Txt') : undefined].filter((n): n is string => n !== undefined);
+  if (notes.length) inv.note = notes.join('\n');
   const terms = text(esr, 'PaymentTerms') ?? text(doc, 'PaymentTerms');
   if (terms) inv.paymentTerms = terms;
   const due = dateOf(text(esr, 'DueDate'), 'ESR.DueDate', 'BR-CO-25');
@@ -333,7 +349,9 @@ export function buildEinvoice(input: BuildInput): Einvoice {
   if (period !== undefined && !/^\d{1,4}$/.test(period)) throw ruleError('Cfg.Doc.PaymentPeriod', 'BR-CO-25', `"${period}" is not a number of days`);
   const dueDate = due ?? (period !== undefined ? addDays(issueDate, Number(period)) : undefined);
   if (dueDate) inv.dueDate = dueDate;
-  if (sign(payable) > 0 && !dueDate && !terms) {
+  // a credit note's due date is written in its payment instructions: without them it has none
+  const dueWritten = inv.creditNote ? (inv.payment ? dueDate : undefined) : dueDate;
+  if (sign(payable) > 0 && !dueWritten && !terms) {
     throw ruleError('Cfg.Doc.PaymentTerms', 'BR-CO-25', 'In case the Amount due for payment (BT-115) is positive, either the Payment due date (BT-9) or the Payment terms (BT-20) shall be present: configure Cfg.Doc.PaymentTerms or Cfg.Doc.PaymentPeriod, or send ESR.DueDate');
   }
   const delivery = lines(esr, 'Delivery')[0] ?? (Array.isArray(esr.Delivery) ? undefined : obj(esr, 'Delivery'));

@@ -13,6 +13,23 @@ export function vatEas(vatId: string): string | undefined {
   return Object.hasOwn(VAT_EAS, prefix) ? VAT_EAS[prefix] : undefined;
 }
 
+/**
+ * The Peppol participant id a VAT number gives: the scheme of VAT numbers of its country, or where Peppol
+ * addresses a country's companies by another register, that register's number read from the VAT id
+ * (Norway's organisation number 0192, Denmark's CVR 0184, Sweden's organisation number 0007, Finland 0213).
+ */
+export function endpointOfVat(vatId: string): { scheme: string; id: string } | undefined {
+  const v = vatId.replace(/\s+/g, '').toUpperCase();
+  const no = /^NO([0-9]{9})MVA$/.exec(v);
+  if (no) return { scheme: '0192', id: no[1] as string };
+  if (/^DK[0-9]{8}$/.test(v)) return { scheme: '0184', id: v };
+  const se = /^SE([0-9]{10})01$/.exec(v);
+  if (se) return { scheme: '0007', id: se[1] as string };
+  if (/^FI[0-9]{8}$/.test(v)) return { scheme: '0213', id: v };
+  const eas = vatEas(v);
+  return eas ? { scheme: eas, id: v } : undefined;
+}
+
 /** A VAT identifier carries its ISO 3166 country prefix (BR-CO-9; Greece writes EL). */
 export function hasCountryPrefix(vatId: string): boolean {
   return /^[A-Z]{2}[0-9A-Za-z+*.]{2,}$/.test(vatId);
@@ -40,13 +57,4 @@ export function unitOf(qtyU: string | undefined): string {
   if (/^[A-Z0-9]{2,3}$/.test(u)) return u;
   const key = u.toLowerCase().replace(/\.$/, '');
   return Object.hasOwn(UNITS, key) ? (UNITS[key] as string) : 'C62';
-}
-
-/** UNTDID 4461 payment means (BT-81) of a PayG: how a paid invoice was paid. */
-const MEANS: Readonly<Record<string, string>> = {
-  cash: '10', change: '10', foreign: '10', rounding: '10', check: '20', creditcard: '54', debitcard: '55', atm: '55', mobile: '68',
-};
-
-export function meansOf(payG: string): string {
-  return Object.hasOwn(MEANS, payG) ? (MEANS[payG] as string) : 'ZZZ';
 }

@@ -10,6 +10,7 @@ import type { BusinessCase } from '../esr/business-case.js';
 import { moduleFor } from '../fiscal/registry.js';
 import { buildEinvoice } from './build.js';
 import { checkCalculations } from './check.js';
+import { checkPeppol } from './peppol-rules.js';
 import { destinationOf } from './destination.js';
 import type { Einvoice } from './model.js';
 import { toUbl } from './ubl.js';
@@ -29,6 +30,7 @@ export function invoiceNumber(esr: Obj, fis: Obj | undefined): string {
 function model(esr: Obj, cfg: Obj, id: string): Einvoice {
   const inv = buildEinvoice({ esr, cfg, destination: destinationOf(str(esr, 'DD') ?? ''), letters: moduleFor(cfg).letters, id });
   checkCalculations(inv);
+  if (inv.syntax === 'peppol') checkPeppol(inv);
   return inv;
 }
 

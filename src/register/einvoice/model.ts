@@ -30,6 +30,8 @@ export interface Party {
   /** BT-46 buyer identifier (the POS customer number) */
   identifier?: string;
   endpoint?: Endpoint;
+  /** BT-30 seller legal registration identifier, where a country's rules ask for it */
+  legalId?: Endpoint;
   /** BG-6 seller contact */
   contact?: { name?: string; telephone?: string; email?: string };
 }
@@ -103,12 +105,13 @@ export interface Einvoice {
   /** BG-3 preceding invoice */
   preceding?: { id: string; date?: string };
   /** BT-22 */
-  notes: string[];
+  note?: string;
   seller: Party;
   buyer: Party;
   /** BG-13: BT-72 and the deliver-to address BG-15 */
   delivery?: { date?: string; address?: Address };
-  payment: PaymentInstructions;
+  /** absent where no instructions are needed (paid at the POS) */
+  payment?: PaymentInstructions;
   /** BT-20 */
   paymentTerms?: string;
   lines: Line[];

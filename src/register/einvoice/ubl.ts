@@ -58,7 +58,7 @@ function party(p: Party, seller: boolean): string {
     address(p.address),
     p.vatId !== undefined && el('cac:PartyTaxScheme', [val('cbc:CompanyID', p.vatId), el('cac:TaxScheme', val('cbc:ID', 'VAT'))]),
     seller && p.taxRegistrationId !== undefined && el('cac:PartyTaxScheme', [val('cbc:CompanyID', p.taxRegistrationId), el('cac:TaxScheme', val('cbc:ID', 'FC'))]),
-    el('cac:PartyLegalEntity', val('cbc:RegistrationName', p.name)),
+    el('cac:PartyLegalEntity', [val('cbc:RegistrationName', p.name), p.legalId && val('cbc:CompanyID', p.legalId.id, { schemeID: p.legalId.scheme })]),
     contact,
   ]);
 }
@@ -96,15 +96,16 @@ export function toUbl(inv: Einvoice): string {
   const cur = inv.currency;
   const root = inv.creditNote ? 'CreditNote' : 'Invoice';
   const ns = `urn:oasis:names:specification:ubl:schema:xsd:${root}-2`;
-  const means = el('cac:PaymentMeans', [
-    val('cbc:PaymentMeansCode', inv.payment.code),
+  const pay = inv.payment;
+  const means = pay && el('cac:PaymentMeans', [
+    val('cbc:PaymentMeansCode', pay.code),
     // a credit note has no BT-9 of its own in UBL: it is the payment means' due date
     inv.creditNote && val('cbc:PaymentDueDate', inv.dueDate),
-    val('cbc:PaymentID', inv.payment.remittance),
-    inv.payment.iban !== undefined && el('cac:PayeeFinancialAccount', [
-      val('cbc:ID', inv.payment.iban),
-      val('cbc:Name', inv.payment.accountName),
-      inv.payment.bic !== undefined && el('cac:FinancialInstitutionBranch', val('cbc:ID', inv.payment.bic)),
+    val('cbc:PaymentID', pay.remittance),
+    pay.iban !== undefined && el('cac:PayeeFinancialAccount', [
+      val('cbc:ID', pay.iban),
+      val('cbc:Name', pay.accountName),
+      pay.bic !== undefined && el('cac:FinancialInstitutionBranch', val('cbc:ID', pay.bic)),
     ]),
   ]);
   const t = inv.totals;
@@ -115,7 +116,7 @@ export function toUbl(inv: Einvoice): string {
     val('cbc:IssueDate', inv.issueDate),
     !inv.creditNote && val('cbc:DueDate', inv.dueDate),
     inv.creditNote ? val('cbc:CreditNoteTypeCode', '381') : val('cbc:InvoiceTypeCode', '380'),
-    ...inv.notes.map((n) => val('cbc:Note', n)),
+    val('cbc:Note', inv.note),
     val('cbc:DocumentCurrencyCode', cur),
     val('cbc:BuyerReference', inv.buyerReference),
     inv.taxPointCode !== undefined && el('cac:InvoicePeriod', val('cbc:DescriptionCode', inv.taxPointCode)),
