@@ -43,10 +43,11 @@ function street(o: Obj): string | undefined {
   return adr && nr ? `${adr} ${nr}` : adr;
 }
 
-function dateOf(value: string | undefined, field: string, rule: string): string | undefined {
+/** The date part of an ESR date or date-time; a value that is none is refused naming its field. */
+function dateOf(value: string | undefined, field: string): string | undefined {
   if (value === undefined) return undefined;
   const d = value.slice(0, 10);
-  if (!isDate(d)) throw ruleError(field, rule, `"${value}" is not a date YYYY-MM-DD`);
+  if (!isDate(d)) throw new FiscalError('#INVALID_VALUE', { field, detail: `"${value}" is not a date YYYY-MM-DD` });
   return d;
 }
 
@@ -224,8 +225,8 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
     if (gtin) line.gtin = gtin;
     const olr = text(pos, 'OrderLineReference');
     if (olr) line.orderLineReference = olr;
-    const start = dateOf(text(pos, 'SvcStartD'), `${field}.SvcStartD`, 'BR-CO-20');
-    const end = dateOf(text(pos, 'SvcEndD'), `${field}.SvcEndD`, 'BR-CO-20');
+    const start = dateOf(text(pos, 'SvcStartD'), `${field}.SvcStartD`);
+    const end = dateOf(text(pos, 'SvcEndD'), `${field}.SvcEndD`);
     if (start && end && end < start) throw ruleError(`${field}.SvcEndD`, 'BR-30', `Invoice line period end date (BT-135) ${end} is before its start date (BT-134) ${start}`);
     if (start) line.periodStart = start;
     if (end) line.periodEnd = end;
@@ -308,7 +309,7 @@ export function buildEinvoice(input: BuildInput): Einvoice {
   const paid = sum(lines(esr, 'PayA').filter((p) => str(p, 'PayG') !== 'open').map((p) => parseDec(str(p, 'Amt') ?? '0') ?? ZERO));
   const prepaid = flip(paid);
   const payable = sub(taxInclusive, prepaid);
-  const issueDate = dateOf(text(esr, 'D'), 'ESR.D', 'BR-3');
+  const issueDate = dateOf(text(esr, 'D'), 'ESR.D');
   if (!issueDate) throw ruleError('ESR.D', 'BR-3', 'Invoice issue date (BT-2) is missing');
 
   const inv: Einvoice = {
@@ -335,7 +336,7 @@ export function buildEinvoice(input: BuildInput): Einvoice {
   const precedingId = rfn ?? (rtn ? [text(esr, 'RTL'), text(esr, 'RTT'), rtn].filter(Boolean).join('/') : undefined);
   if (precedingId) {
     inv.preceding = { id: precedingId };
-    const rd = dateOf(text(esr, 'RD'), 'ESR.RD', 'BR-55');
+    const rd = dateOf(text(esr, 'RD'), 'ESR.RD');
     if (rd) inv.preceding.date = rd;
   }
   // one invoice note (Peppol allows no more, PEPPOL-EN16931-R002): the reason, then the header text
@@ -344,7 +345,7 @@ export function buildEinvoice(input: BuildInput): Einvoice {
   if (notes.length) inv.note = notes.join('\n');
   const terms = text(esr, 'PaymentTerms') ?? text(doc, 'PaymentTerms');
   if (terms) inv.paymentTerms = terms;
-  const due = dateOf(text(esr, 'DueDate'), 'ESR.DueDate', 'BR-CO-25');
+  const due = dateOf(text(esr, 'DueDate'), 'ESR.DueDate');
   const period = text(doc, 'PaymentPeriod');
   if (period !== undefined && !/^\d{1,4}$/.test(period)) throw ruleError('Cfg.Doc.PaymentPeriod', 'BR-CO-25', `"${period}" is not a number of days`);
   const dueDate = due ?? (period !== undefined ? addDays(issueDate, Number(period)) : undefined);
@@ -357,7 +358,7 @@ export function buildEinvoice(input: BuildInput): Einvoice {
   const delivery = lines(esr, 'Delivery')[0] ?? (Array.isArray(esr.Delivery) ? undefined : obj(esr, 'Delivery'));
   if (delivery) {
     const d: NonNullable<Einvoice['delivery']> = {};
-    const date = dateOf(text(delivery, 'D'), 'ESR.Delivery[0].D', 'BR-CO-20');
+    const date = dateOf(text(delivery, 'D'), 'ESR.Delivery[0].D');
     if (date) d.date = date;
     const city = text(delivery, 'City');
     const zip = text(delivery, 'Zip');
@@ -374,6 +375,11 @@ export function buildEinvoice(input: BuildInput): Einvoice {
       d.address = address;
     }
     inv.delivery = d;
+  }
+  // the date of supply the law asks for (BR-DE-TMP-32): what is sold at the POS is delivered with the sale,
+  // unless the delivery or every line names its own date or period
+  if (!inv.delivery?.date && !invoiceLines.every((l) => l.periodStart !== undefined || l.periodEnd !== undefined)) {
+    inv.delivery = { ...inv.delivery, date: issueDate };
   }
   if (!sellerParty.vatId && !sellerParty.taxRegistrationId) {
     throw ruleError('Cfg.Cmp.TaxId', vat.some((b) => b.category === 'Z') ? 'BR-Z-02' : 'BR-S-02', 'Seller VAT identifier (BT-31) or tax registration identifier (BT-32) is missing');
