@@ -6,7 +6,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestService, get, post, startTestService } from './helpers.js';
@@ -83,6 +83,12 @@ test('an invoice with DD NL is registered and its Peppol BIS 3.0 e-invoice carri
   assert.match(xml, /<cbc:PaymentMeansCode>58<\/cbc:PaymentMeansCode><cac:PayeeFinancialAccount><cbc:ID>NL91ABNA0417164300<\/cbc:ID>/);
   assert.match(xml, /<cbc:EndpointID schemeID="9944">NL987654321B01<\/cbc:EndpointID>/);
   assert.match(xml, /<cbc:InvoicedQuantity unitCode="KGM">1\.25<\/cbc:InvoicedQuantity>/);
+
+  // also by TL/TT/TN; and made again from the journal when its file is gone
+  assert.equal((await get(`${svc.url}/export?type=einvoice&tl=1&tt=1&tn=1`)).text, xml);
+  const folder = join(svc.dataDir, 'einvoice', 'def');
+  for (const f of readdirSync(folder)) rmSync(join(folder, f));
+  assert.equal(await einvoiceOf(saleFn), xml);
 });
 
 test('a return with DD is a CreditNote referring to the invoice by its FN; a paid invoice to a Peppol id in DDto', async () => {
