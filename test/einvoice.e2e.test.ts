@@ -161,6 +161,7 @@ test('what cannot make a valid e-invoice is refused before journaling with the r
     [{ TN: '15', DD: 'NL', Ctm: { ...CUSTOMER, BuyerReference: undefined } }, /ESR\.Ctm\.BuyerReference: \[PEPPOL-EN16931-R003\]/],
     [{ TN: '16', DD: 'NL', Ctm: CUSTOMER, PosA: [{ _: 'Pos', PN: '1', Dsc: 'Item', TaxG: '21%', Amt: '12.10', SvcStartD: '2026-11-10', SvcEndD: '2026-11-01' }] }, /ESR\.PosA\[0\]\.SvcEndD: \[BR-30\]/],
     [{ TN: '17', DD: 'NL', Ctm: { ...CUSTOMER, TaxId: '987654321' } }, /ESR\.Ctm\.TaxId: \[BR-CO-9\]/],
+    [{ TN: '19', DD: 'NL', Ctm: { ...CUSTOMER, Ctry: 'Holland' } }, /ESR\.Ctm\.Ctry: \[BR-CL-14\] "Holland" is no country code/],
   ];
   for (const [esr, expected] of cases) {
     const res = await register({ ...base, ...esr });

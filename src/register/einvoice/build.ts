@@ -3,6 +3,7 @@
  * destination's rules make mandatory is refused here, with the rule's id and the ESR or Cfg field to send,
  * so that an e-invoice is never built that breaks a fatal rule for lack of data (docs/einvoicing.md).
  */
+import countries from 'i18n-iso-countries';
 import { FiscalError } from '../../shared/errors.js';
 import { type Dec, ZERO, abs, add, allocate, cmp, div, fmt, mul, neg, parseDec, sign, significantScale, sub, sum } from '../../shared/money.js';
 import { type Obj, isObj, lines, obj, str } from '../codec/index.js';
@@ -43,6 +44,13 @@ function street(o: Obj): string | undefined {
   return adr && nr ? `${adr} ${nr}` : adr;
 }
 
+/** An ISO 3166-1 alpha-2 code of an address (BR-CL-14), upper case; EN 16931 adds 1A (Kosovo) and XI (Northern Ireland). */
+function countryCode(value: string, field: string): string {
+  const c = value.toUpperCase();
+  if ((/^[A-Z]{2}$/.test(c) && countries.isValid(c)) || c === '1A' || c === 'XI') return c;
+  throw ruleError(field, 'BR-CL-14', `"${value}" is no country code of ISO 3166-1 alpha-2`);
+}
+
 /** The date part of an ESR date or date-time; a value that is none is refused naming its field. */
 function dateOf(value: string | undefined, field: string): string | undefined {
   if (value === undefined) return undefined;
@@ -67,8 +75,9 @@ function seller(cfg: Obj, dest: Destination): Party {
   const doc = obj(cfg, 'Doc');
   const name = text(cmp, 'Nam');
   if (!cmp || !name) throw ruleError('Cfg.Cmp.Nam', 'BR-6', 'Seller name (BT-27) is missing: configure Cfg.Cmp before invoicing');
-  const country = text(cmp, 'Ctry')?.toUpperCase();
-  if (!country) throw ruleError('Cfg.Cmp.Ctry', 'BR-9', 'Seller country code (BT-40) is missing');
+  const given = text(cmp, 'Ctry');
+  if (!given) throw ruleError('Cfg.Cmp.Ctry', 'BR-9', 'Seller country code (BT-40) is missing');
+  const country = countryCode(given, 'Cfg.Cmp.Ctry');
   const address: Address = { country };
   const s = street(cmp);
   if (s) address.street = s;
@@ -110,7 +119,8 @@ function buyer(esr: Obj, sellerCountry: string, dest: Destination): Party {
   const name = text(ctm, 'Nam');
   if (!ctm || !name) throw ruleError('ESR.Ctm.Nam', 'BR-7', 'Buyer name (BT-44) is missing');
   // a customer without Ctry is taken to be in the seller's country (docs/einvoicing.md)
-  const address: Address = { country: text(ctm, 'Ctry')?.toUpperCase() ?? sellerCountry };
+  const ctry = text(ctm, 'Ctry');
+  const address: Address = { country: ctry ? countryCode(ctry, 'ESR.Ctm.Ctry') : sellerCountry };
   const s = street(ctm);
   if (s) address.street = s;
   const adr2 = text(ctm, 'Adr2');
@@ -366,7 +376,8 @@ export function buildEinvoice(input: BuildInput): Einvoice {
     if (city || zip || adr) {
       if (destination.syntax === 'xrechnung' && !city) throw ruleError('ESR.Delivery[0].City', 'BR-DE-10', 'Deliver to city (BT-77) is missing');
       if (destination.syntax === 'xrechnung' && !zip) throw ruleError('ESR.Delivery[0].Zip', 'BR-DE-11', 'Deliver to post code (BT-78) is missing');
-      const address: Address = { country: text(delivery, 'Ctry')?.toUpperCase() ?? buyerParty.address.country };
+      const ctry = text(delivery, 'Ctry');
+      const address: Address = { country: ctry ? countryCode(ctry, 'ESR.Delivery[0].Ctry') : buyerParty.address.country };
       if (adr) address.street = adr;
       const adr2 = text(delivery, 'Adr2');
       if (adr2) address.additionalStreet = adr2;
