@@ -50,11 +50,15 @@ const UNITS: Readonly<Record<string, string>> = {
   h: 'HUR', min: 'MIN', d: 'DAY', day: 'DAY', pc: 'C62', pcs: 'C62', stk: 'C62', 'stück': 'C62', piece: 'C62',
 };
 
+/** Recommendation 20 codes a POS may send as they are. */
+const REC20 = new Set(['C62', 'H87', 'EA', 'KGM', 'GRM', 'MGM', 'TNE', 'LTR', 'MLT', 'CLT', 'DLT', 'MTR', 'CMT', 'MMT', 'KMT', 'MTK', 'MTQ',
+  'HUR', 'MIN', 'SEC', 'DAY', 'WEE', 'MON', 'ANN', 'KWH', 'KWT', 'SET', 'PR', 'XPK', 'XBX', 'XBO', 'XCT', 'XPA', 'XRO', 'XSA', 'NAR', 'LS', 'E48']);
+
+/** A unit the table does not know is one (C62): the quantity still counts what was sold. */
 export function unitOf(qtyU: string | undefined): string {
   if (qtyU === undefined || qtyU.trim() === '') return 'C62';
   const u = qtyU.trim();
-  // already a Recommendation 20 code (upper case letters and digits, 2 or 3 characters)
-  if (/^[A-Z0-9]{2,3}$/.test(u)) return u;
   const key = u.toLowerCase().replace(/\.$/, '');
-  return Object.hasOwn(UNITS, key) ? (UNITS[key] as string) : 'C62';
+  if (Object.hasOwn(UNITS, key)) return UNITS[key] as string;
+  return REC20.has(u.toUpperCase()) ? u.toUpperCase() : 'C62';
 }
