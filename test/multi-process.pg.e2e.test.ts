@@ -139,7 +139,8 @@ test('two services on one PostgreSQL journal: automatic TNs through both stay ga
     // a third service, started now, sees everything: its export verifies and holds every TN once
     const c = await start();
     const head = (await heads(db)).get('def') ?? 0;
-    assert.equal(head, 3 + 60 + 6 + 2);
+    // and the start of the third service, journaled as START_EFR
+    assert.equal(head, 3 + 60 + 6 + 2 + 1);
     const exp = await exportVerified(c.url, 'def', work);
     assert.deepEqual([exp.firstSQ, exp.lastSQ, exp.records.length], [1, head, head]);
     const journalTns = transactions(exp).map((t) => Number(t.esr.TN)).sort((x, y) => x - y);

@@ -31,11 +31,12 @@ test('a transaction answered before a restart is a #DUPLICATE after it', async (
     const restart = await post(`${svc.url}/restart`, sale({ TN: undefined }));
     assert.equal(restart.json.TraC.Result.ErrorCode, '#DUPLICATE');
     assert.equal(restart.json.TraC.SQ, first.json.TraC.SQ);
+    // SQ 2 is the journaled start of the service (START_EFR)
     const next = await post(`${svc.url}/register`, sale());
-    assert.equal(next.json.TraC.SQ, 2);
+    assert.equal(next.json.TraC.SQ, 3);
     assert.equal(next.json.TraC.ESR.TN, '43', 'automatic TN continues after the highest TN of the year');
     const last = await get(`${svc.url}/last`);
-    assert.equal(last.json.TraC.SQ, 2);
+    assert.equal(last.json.TraC.SQ, 3);
     svc.child.kill('SIGTERM');
     assert.equal(await svc.exited, 0);
   } finally {
@@ -97,8 +98,9 @@ test('SIGKILL while 8 clients register: every OK is in the journal, SQ is gaples
     const dup = await post(`${again.url}/register`, sale({ TT: some.tt, TN: some.tn }));
     assert.equal(dup.json.TraC.Result.ErrorCode, '#DUPLICATE', dup.text);
     assert.equal(dup.json.TraC.SQ, some.sq);
+    // after the journaled start of the service (START_EFR)
     const next = await post(`${again.url}/register`, sale({ TT: '99' }));
-    assert.equal(next.json.TraC.SQ, rows.length + 1);
+    assert.equal(next.json.TraC.SQ, rows.length + 2);
     again.child.kill('SIGTERM');
     await again.exited;
     const final = await verifyJournal(dataDir);

@@ -102,13 +102,14 @@ test('POST /service/restart answers 200 empty, the process exits with 75, and th
     const dup = await post(`${svc.url}/register`, sale({ TN: '1' }));
     assert.equal(dup.json.TraC.Result.ErrorCode, '#DUPLICATE');
     assert.deepEqual(dup.json.TraC.Fis, first.json.TraC.Fis);
+    // SQ 3 is the journaled start of the service (START_EFR)
     const third = await post(`${svc.url}/register`, sale());
-    assert.equal(third.json.TraC.SQ, 3, third.text);
+    assert.equal(third.json.TraC.SQ, 4, third.text);
     // SIGTERM is a stop, not a restart: exit code 0
     svc.signal('SIGTERM');
     assert.equal(await svc.exited, 0);
     const final = await verifyJournal(dataDir);
-    assert.ok(final.ok && final.count === 3, JSON.stringify(final));
+    assert.ok(final.ok && final.count === 4, JSON.stringify(final));
   } finally {
     svc?.signal('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });

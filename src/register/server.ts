@@ -25,16 +25,29 @@ import { ServiceControl, type Stopped, httpServerDisabled } from './maintenance/
 import { Recorder, recorderOptionsOf } from './recorder/recorder.js';
 import { EventReporter, eventReporterOptionsOf } from './recorder/events.js';
 import { AuthorityDelivery, deliveryOptionsOf } from './fiscal/delivery/deliverer.js';
+import { journalStart } from './maintenance/start-record.js';
 
-/** Tells each register's country module that the service starts or stops (journaled where a law wants it). */
+/**
+ * Tells each register's country module that the service starts or stops (journaled where a law wants it);
+ * a start is journaled in every register as START_EFR, unless its country journaled a start record itself.
+ */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
   for (const reg of ctx.registers.list()) {
     const m = moduleFor(reg.state.cfg);
-    if (!m.serviceEvent) continue;
+    const logBefore = reg.state.last.log;
+    if (m.serviceEvent) {
+      try {
+        await m.serviceEvent(ctx, reg, event);
+      } catch (e) {
+        logger?.error({ err: e, rn: reg.state.rn, event }, 'the country module could not journal the service event');
+      }
+    }
+    if (event !== 'start' || reg.state.last.log !== logBefore) continue;
     try {
-      await m.serviceEvent(ctx, reg, event);
+      await journalStart(ctx, reg);
     } catch (e) {
-      logger?.error({ err: e, rn: reg.state.rn, event }, 'the country module could not journal the service event');
+      // the service runs all the same (a full disk refuses transactions with #DISK_FULL); the log file has the start
+      logger?.error({ err: e, rn: reg.state.rn }, 'the start could not be journaled');
     }
   }
 }

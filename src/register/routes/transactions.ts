@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FiscalError } from '../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
-import type { RecordType } from '../journal/types.js';
+import type { RecordType, RegisterState } from '../journal/types.js';
 import { RECORD_TYPES } from '../journal/types.js';
 import { type Mode, registerTransaction } from '../pipeline.js';
 import { buildVoid } from '../void.js';
@@ -14,6 +14,17 @@ import { lastWithAnswer } from '../fiscal/delivery/answers.js';
 import { printingNow } from '../peripherals/receipt-printout.js';
 import { formatOf, guarded, queryOf, registerOf, send } from './http.js';
 import { interimRegister } from '../maintenance/interim-102.js';
+
+/**
+ * The SQ of the register's last answer: its newest record but a `log` one. The service writes log records
+ * itself (its start, a country's events) and answers no request with one, so a POS asking for the answer it
+ * may have missed gets its transaction, not the start that came after it.
+ */
+function lastAnswered(state: RegisterState): number | undefined {
+  const sqs = Object.entries(state.last).filter(([type]) => type !== 'log').map(([, sq]) => sq ?? 0);
+  const sq = Math.max(0, ...sqs);
+  return sq > 0 ? sq : undefined;
+}
 
 export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const handler = (mode: Mode) => async (req: FastifyRequest) =>
@@ -58,7 +69,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       let answer = (await lastInScope(ctx, reg, key, scopeOf(req))) ?? reg.last.get(key);
       if (!answer) {
         // not answered since the start: read the last such record once
-        const sq = key === 'any' ? reg.state.sq : reg.state.last[key];
+        const sq = key === 'any' ? lastAnswered(reg.state) : reg.state.last[key];
         const record = sq ? await ctx.registers.record(reg, sq) : undefined;
         if (!record) throw new FiscalError('#NOT_FOUND', { value: `last ${filter ?? 'record'} of ${rn}` });
         answer = answerOf(await lastWithAnswer(ctx, reg, record));
