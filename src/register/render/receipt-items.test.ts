@@ -24,3 +24,11 @@ test('several positions: under the last named; `*` and unknown PNs after all pos
   assert.deepEqual(names(printOrder([pos('1'), mod('x', '9'), pos('2')])), ['P1', 'P2', 'x']);
   assert.deepEqual(names(printOrder([pos('1'), mod('prev'), pos('2')])), ['P1', 'prev', 'P2']);
 });
+
+test('a Mod is printed under the position the tax analysis gave its amount to: "01" is position 1, a position without PN is its ordinal', () => {
+  assert.deepEqual(names(printOrder([pos('01'), pos('02'), pos('03'), mod('m1', '1')])), ['P01', 'm1', 'P02', 'P03']);
+  assert.deepEqual(names(printOrder([pos('1'), pos('2'), pos('3'), mod('m2', '02')])), ['P1', 'P2', 'm2', 'P3']);
+  assert.deepEqual(names(printOrder([pos('01'), pos('02'), pos('03'), mod('r', '1-2')])), ['P01', 'P02', 'r', 'P03']);
+  const unnumbered = (dsc: string): Obj => ({ _: 'Pos', Dsc: dsc, Amt: '1.00' });
+  assert.deepEqual(names(printOrder([unnumbered('a'), unnumbered('b'), unnumbered('c'), mod('m', '2')])), ['a', 'b', 'm', 'c']);
+});

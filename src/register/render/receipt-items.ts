@@ -32,15 +32,30 @@ function kindOf(line: Obj): ItemView['kind'] {
   return type === 'Lin' ? 'lin' : type === 'Mod' || str(line, 'PTY') === 'Mod' ? 'mod' : 'pos';
 }
 
-/** The position numbers a Mod's PN names: one, a range `1-3` or a list `1 3`; undefined for `*`. */
-function namedNumbers(pn: string): string[] | undefined {
-  if (pn.trim() === '*') return undefined;
-  return pn.split(/\s+/).filter(Boolean).flatMap((part) => {
-    const range = /^(\d+)-(\d+)$/.exec(part);
-    if (!range) return [part];
-    const [from, to] = [Number(range[1]), Number(range[2])];
-    return to >= from && to - from < 1000 ? Array.from({ length: to - from + 1 }, (_, i) => String(from + i)) : [part];
-  });
+/** A position number as the tax analysis compares them: a numeric one by its value ("01" is position 1). */
+function pnKey(pn: string): string {
+  return /^\d+$/.test(pn) ? String(Number(pn)) : pn;
+}
+
+/**
+ * The positions a Mod's PN names, as the tax analysis (esr/tax.ts) reads it, so that the Mod is printed under
+ * the position its amount went to: one PN, a range `1-3` of numeric PNs, or a list `1 3`; numeric PNs by their
+ * value; a position without PN has its ordinal. `*` names none here (it goes after all positions).
+ */
+function namedPositions(pn: string, positions: readonly Obj[]): Obj[] {
+  const spec = pn.trim();
+  if (spec === '*') return [];
+  const keys = positions.map((p, i) => pnKey(str(p, 'PN') ?? String(i + 1)));
+  const named = new Set<Obj>();
+  for (const token of spec.split(/\s+/)) {
+    const range = /^(\d{1,9})-(\d{1,9})$/.exec(token);
+    positions.forEach((p, i) => {
+      const key = keys[i] as string;
+      const hit = range ? /^\d+$/.test(key) && Number(key) >= Number(range[1]) && Number(key) <= Number(range[2]) : key === pnKey(token);
+      if (hit) named.add(p);
+    });
+  }
+  return positions.filter((p) => named.has(p));
 }
 
 /** The PosA lines in print order (see above). */
@@ -56,8 +71,7 @@ export function printOrder(posA: readonly Obj[]): Obj[] {
       inPlace.add(line);
       continue;
     }
-    const named = namedNumbers(pn);
-    const targets = named === undefined ? [] : positions.filter((p) => named.includes(str(p, 'PN') ?? ''));
+    const targets = namedPositions(pn, positions);
     const last = targets[targets.length - 1];
     if (last) under.set(last, [...(under.get(last) ?? []), line]);
     else atEnd.push(line);
