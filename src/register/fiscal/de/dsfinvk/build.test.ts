@@ -89,3 +89,14 @@ test('tse.csv: the certificate in TSE_ZERTIFIKAT_I and _II, further parts only f
   assert.deepEqual(Object.keys(long).filter((k) => k.startsWith('TSE_ZERTIFIKAT_')), ['TSE_ZERTIFIKAT_I', 'TSE_ZERTIFIKAT_II', 'TSE_ZERTIFIKAT_III']);
   assert.equal(`${long.TSE_ZERTIFIKAT_I}${long.TSE_ZERTIFIKAT_II}${long.TSE_ZERTIFIKAT_III}`, cert, 'nothing cut');
 });
+
+test('a long serial configured after the closing: Z_KASSE_ID holds its first 50 characters, KASSE_SERIENNR all of it', async () => {
+  const serial = `S${'0123456789'.repeat(6)}`; // 61 characters: more than Z_KASSE_ID's 50, within KASSE_SERIENNR's 70
+  const rows = await tables(
+    journal([{ type: 'Cfg', d: '2026-11-01T08:00:00', data: { Cfg: cfg() } }, sale('2026-11-01T09:00:00', 'F1'), closing('2026-11-01T20:00:00', '1')]),
+    cfg(serial),
+  );
+  const register = rows.get('cashregister.csv')?.[0] ?? {};
+  assert.equal(register.Z_KASSE_ID, serial.slice(0, 50));
+  assert.equal(register.KASSE_SERIENNR, serial);
+});

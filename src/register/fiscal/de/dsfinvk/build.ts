@@ -287,7 +287,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
       LOC_ORT: loc ? (str(loc, 'City') ?? '') : '', LOC_LAND: alpha3(loc ? str(loc, 'Ctry') : cmp ? str(cmp, 'Ctry') : undefined), LOC_USTID: loc ? (str(loc, 'TaxId') ?? '') : '',
     });
     table('cashregister.csv').add({
-      ...Z, KASSE_BRAND: trm ? (str(trm, 'HW') ?? '') : '', KASSE_MODELL: trm ? (str(trm, 'HWModel') ?? '') : '', KASSE_SERIENNR: serialOf(cfg) ?? Z.Z_KASSE_ID,
+      ...Z, KASSE_BRAND: trm ? (str(trm, 'HW') ?? '') : '', KASSE_MODELL: trm ? (str(trm, 'HWModel') ?? '') : '', KASSE_SERIENNR: serialOf(cfg) ?? serialOf(src.cfg) ?? Z.Z_KASSE_ID,
       KASSE_SW_BRAND: (trm ? str(trm, 'SW') : undefined) ?? src.software.brand, KASSE_SW_VERSION: (trm ? str(trm, 'SWVersion') : undefined) ?? src.software.version,
       KASSE_BASISWAEH_CODE: 'EUR', KEINE_UST_ZUORDNUNG: '0',
     });
