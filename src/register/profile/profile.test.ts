@@ -109,6 +109,35 @@ describe('Profiles with environment settings', () => {
     assert.equal(profiles.multiPos(), true);
   });
 
+  test('GET /profile sent back unchanged is no change where the whole attribute list is preset, whatever the order', async () => {
+    const env = envSettings({ [`${PREFIX}__DOT__def__DOT__Attributes`]: 'DiskQuota=500 Log_Level=info', [`${PREFIX}__DOT__def__DOT__Badge`]: 'B-1' });
+    const profiles = new Profiles(memoryStore(), env);
+    await profiles.load([]);
+    const view = profiles.view('def');
+    assert.equal(view.DiskQuota, '500');
+    // the view as a POS posts it back: every field, the attribute list and DiskQuota beside it
+    await profiles.update('def', { ...view });
+    await rejectsWith(profiles.update('def', { ...view, DiskQuota: '600' }), '#BLOCKED');
+  });
+
+  test('a profile field that is an attribute sets that attribute alone, whatever quotes its value holds', async () => {
+    const profiles = new Profiles(memoryStore());
+    await profiles.load([]);
+    let stored: string | undefined;
+    for (const value of ['1" TEST_RC=NO x="', '"1"TEST_RC=NO', "'1'TEST_RC=NO", `1 " ' TEST_RC=NO`]) {
+      try {
+        await profiles.update('def', { Badge: 'B', Proxy: value });
+        stored = value;
+      } catch (e) {
+        assert.ok(e instanceof FiscalError, String(e));
+        assert.match(e.message, /Proxy/);
+      }
+      assert.equal(profiles.settings('def').testRc, undefined, `Proxy ${value} set TEST_RC`);
+      assert.equal(profiles.view('def').Proxy, stored, `Proxy ${value}`);
+    }
+    assert.equal(stored, "'1'TEST_RC=NO", 'only a value no quoting can hold is refused');
+  });
+
   test('passwords are stored hashed and checked', async () => {
     const h = hashPassword('secret');
     assert.ok(!h.includes('secret'));

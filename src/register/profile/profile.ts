@@ -33,11 +33,30 @@ const KNOWN = ['Badge', 'TaxId', 'RN_TT', 'Password', 'Attributes'];
  */
 export const ATTRIBUTE_FIELDS = ['DiskQuota', 'HttpServer_Port', 'UdpServer_Port', 'Proxy', 'Sign_require', 'Sign_Cfg'] as const;
 
+/** `name=value` as the attribute list writes it, read back as exactly that attribute; undefined when no quoting can. */
+function attributeText(name: string, value: string): string | undefined {
+  for (const written of [`${name}=${value}`, `${name}="${value}"`, `${name}='${value}'`]) {
+    const back = [...parseAttributes(written)];
+    if (back.length === 1 && back[0]?.[0] === name.toLowerCase() && back[0][1] === value) return written;
+  }
+  return undefined;
+}
+
 /** `text` with the attribute `name` set to `value` (removed when empty); the other attributes keep their spelling. */
 function withAttribute(text: string, name: string, value: string): string {
   const kept = [...text.matchAll(/([^\s=]+)(?:=(?:"[^"]*"|'[^']*'|\S*))?/g)].filter((m) => (m[1] as string).toLowerCase() !== name.toLowerCase()).map((m) => m[0]);
-  if (value !== '') kept.push(/\s/.test(value) ? `${name}="${value}"` : `${name}=${value}`);
+  if (value !== '') {
+    // a value whose quotes would end it early must not set further attributes
+    const written = attributeText(name, value);
+    if (written === undefined) throw new FiscalError('#INVALID_VALUE', { field: name, detail: 'a value with both kinds of quotes and a space cannot be an attribute' });
+    kept.push(written);
+  }
   return kept.join(' ');
+}
+
+/** An attribute list as a comparable text: the order of its attributes means nothing. */
+function sortedAttributes(text: string | undefined): string {
+  return formatAttributes(new Map([...parseAttributes(text)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
 }
 
 export function hashPassword(password: string): string {
@@ -237,7 +256,7 @@ export class Profiles {
     if (preset === undefined) return false;
     if (field === 'Password') return value === preset;
     if (field === 'RN_TT') return ['true', '1'].includes(value.toLowerCase()) === (preset === 'true');
-    if (field === 'Attributes') return formatAttributes(parseAttributes(value)) === formatAttributes(parseAttributes(this.own(rn).Attributes));
+    if (field === 'Attributes') return sortedAttributes(value) === sortedAttributes(this.own(rn).Attributes);
     return value === preset;
   }
 
