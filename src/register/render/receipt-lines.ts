@@ -1,5 +1,5 @@
 /**
- * The receipt laid out once in fixed-width lines (42 or 48 columns, the common receipt printer widths):
+ * The receipt laid out once in fixed-width lines (32, 42 or 48 columns, the common receipt printer widths):
  * the text, ESC/POS, PDF and HTML outputs all print these lines, so that they show the same thing.
  *
  * Columns: every amount (items, modifiers, total, payments, the tax table's gross, a report's figures)
@@ -29,7 +29,7 @@ export const DEFAULT_WIDTH = 42;
 
 /** A tax table or count column narrower than this wraps its label instead of squeezing the figures. */
 const MIN_LABEL = 8;
-/** The report's count column ends this far left of the amount column's end (room for -99.999,99). */
+/** The report's count column ends at least this far left of the amount column's end (room for -999999,99). */
 const COUNT_GAP = 11;
 
 /** Length in characters as printed (code points, not UTF-16 units). */
@@ -99,14 +99,21 @@ class Builder {
    */
   private cells(left: string, cells: ReadonlyArray<{ text: string; end: number }>, bold: boolean, indent: number): void {
     const shown = cells.filter((c) => c.text !== '');
-    // the column where the first cell starts; the cells after it are placed relative to it
-    const start = Math.min(this.width, ...shown.map((c) => c.end - printedLength(c.text)));
+    // the column where the first cell starts; the cells after it are placed relative to it, a space at least apart
+    let start = Math.min(this.width, ...shown.map((c) => c.end - printedLength(c.text)));
     let tail = '';
-    for (const c of shown) tail = padEnd(tail, c.end - printedLength(c.text) - start) + c.text;
-    const room = (shown.length ? start - 1 : this.width) - indent;
+    for (const c of shown) tail = padEnd(tail, Math.max(c.end - printedLength(c.text) - start, tail === '' ? 0 : printedLength(tail) + 1)) + c.text;
+    // cells too long for their columns end at the right edge; wider than the line, they are broken
+    start = Math.min(start, this.width - printedLength(tail));
     const prefix = ' '.repeat(indent);
+    if (start < 0) {
+      if (left.trim() !== '') this.text(prefix + left.trimStart(), 'left', bold);
+      wrap(tail, this.width).forEach((l) => this.push(l, 'left', bold));
+      return;
+    }
+    const room = (shown.length ? start - 1 : this.width) - indent;
     if (room < MIN_LABEL) {
-      this.text(prefix + left, 'left', bold);
+      if (left.trim() !== '') this.text(prefix + left.trimStart(), 'left', bold);
       this.push(' '.repeat(start) + tail, 'left', bold);
       return;
     }
@@ -122,9 +129,9 @@ class Builder {
     this.cells(left, cells, options.bold ?? false, options.indent ?? 0);
   }
 
-  /** A report row: a count in the count column and an amount in the amount column. */
-  counted(left: string, count: string, amount: string, bold = false): void {
-    this.cells(left, [{ text: count, end: this.amountEnd - COUNT_GAP }, { text: amount, end: this.amountEnd }], bold, 0);
+  /** A report row: a count in the count column, which ends `gap` left of the amount column's end, and an amount in the amount column. */
+  counted(left: string, count: string, amount: string, gap: number, bold = false): void {
+    this.cells(left, [{ text: count, end: this.amountEnd - gap }, { text: amount, end: this.amountEnd }], bold, 0);
   }
 
   /** Text with a value (a date, a number) ending at the right edge. */
@@ -184,13 +191,13 @@ function reportSection(b: Builder, view: ReceiptView, s: ReportSection): void {
   b.rule();
   if (s.title) b.text(s.title, 'left', true);
   if (s.taxes.length) taxTable(b, view, s.taxes);
-  if (s.rows.some((r) => r.count !== '')) {
-    const l = reportLabelsOf(view.lang);
-    b.counted('', l.count, l.amount, true);
-  }
+  const l = reportLabelsOf(view.lang);
+  // the count column stands left of the section's longest amount, so that no count runs into its amount
+  const gap = Math.max(COUNT_GAP, ...s.rows.filter((r) => r.value === '').map((r) => printedLength(r.amount) + 1), printedLength(l.amount) + 1);
+  if (s.rows.some((r) => r.count !== '')) b.counted('', l.count, l.amount, gap, true);
   for (const r of s.rows) {
     if (r.value !== '') b.value(r.label, r.value);
-    else b.counted(r.label, r.count, r.amount);
+    else b.counted(r.label, r.count, r.amount, gap);
   }
 }
 
