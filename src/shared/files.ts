@@ -1,5 +1,6 @@
 /** Files the service writes once and must never find half-written: keys, certificates, backups. */
 import { closeSync, createWriteStream, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rm, rename, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { type KeyObject, randomBytes } from 'node:crypto';
 
@@ -16,6 +17,18 @@ export function writeFileAtomic(file: string, data: string | Buffer, mode = 0o64
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** writeFileAtomic off the event loop: for a file written in the request path. */
+export async function writeFileAtomicAsync(file: string, data: string | Buffer, mode = 0o644): Promise<void> {
+  const tmp = temporaryOf(file);
+  try {
+    await writeFile(tmp, data, { mode, flush: true });
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
     throw e;
   }
 }

@@ -2,8 +2,9 @@
  * Where the e-invoices of a register are kept: one file per journal record, `einvoice/<register>/<SQ>.xml`
  * under the data folder, written atomically once its record is committed.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomicAsync } from '../../shared/files.js';
 
 function folder(dataDir: string, rn: string): string {
   return join(dataDir, 'einvoice', rn.replace(/[^A-Za-z0-9._-]/g, '_'));
@@ -12,10 +13,7 @@ function folder(dataDir: string, rn: string): string {
 export async function saveEinvoice(dataDir: string, rn: string, sq: number, xml: string): Promise<void> {
   const dir = folder(dataDir, rn);
   await mkdir(dir, { recursive: true });
-  const file = join(dir, `${sq}.xml`);
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, xml, 'utf8');
-  await rename(tmp, file);
+  await writeFileAtomicAsync(join(dir, `${sq}.xml`), xml);
 }
 
 /** The stored e-invoice of a record; undefined when none was written (or it was lost). */
