@@ -186,6 +186,9 @@ export function parseLog(bytes: Buffer): ParsedLog {
   const { result, offset } = asn1js.fromBER(new Uint8Array(bytes));
   if (offset === -1 || !(result instanceof asn1js.Sequence)) throw new Error(`not a DER SEQUENCE${result.error ? ` (${result.error})` : ''}`);
   if (offset !== bytes.length) throw new Error(`${bytes.length - offset} bytes after the log message`);
+  // the signed part is cut out as the bytes between the SEQUENCE's header and signatureValue; in BER's
+  // indefinite form the message ends with end-of-contents octets instead, and TR-03151 wants DER anyway
+  if (result.lenBlock.isIndefiniteForm) throw new Error('not DER: the SEQUENCE has an indefinite length');
   const items = result.valueBlock.value;
   let i = 0;
   const next = (): asn1js.BaseBlock | undefined => items[i];

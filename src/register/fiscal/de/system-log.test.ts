@@ -169,3 +169,14 @@ test('the parser reads an audit log in the layout this service wrote before (seA
   assert.equal(p.signatureCounter, 4n);
   assert.ok(verify('sha256', p.signed, { key: spki(tse), dsaEncoding: 'ieee-p1363' }, p.signatureValue));
 });
+
+test('the parser refuses a log message in indefinite-length BER, whose signed part it could not cut out', () => {
+  const tse = fakeTse();
+  const c = { 'de|initialized': '1' } as Record<string, string>;
+  const log = systemEvent(c, tse, 1_700_000_000n, { operationType: 'selfTest', componentName: 'efr software TSE', result: true }) as Buffer;
+  const header = asn1js.fromBER(new Uint8Array(log)).result;
+  const body = log.subarray(header.idBlock.blockLength + header.lenBlock.blockLength);
+  const indefinite = Buffer.concat([Buffer.from('3080', 'hex'), body, Buffer.from('0000', 'hex')]);
+  assert.ok(parseLog(log).signed.length > 0, 'the DER form is read');
+  assert.throws(() => parseLog(indefinite), /indefinite length/);
+});
