@@ -223,3 +223,20 @@ test('the status page shows the transactions of a register with its own password
     await svc.stop();
   }
 });
+
+test('the status page shows the disk quota with every digit it has, in the page language', async () => {
+  const svc = await startTestService();
+  try {
+    for (const [quota, de, en] of [['0.0005', '0,0005', '0.0005'], ['1234.56789', '1.234,56789', '1,234.56789']]) {
+      assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', DiskQuota: quota })).status, 200);
+      for (const [lang, shown] of [['de', de], ['en', en]]) {
+        const page = await get(`${svc.url}/control?lang=${lang}`);
+        assert.equal(page.status, 200);
+        const usage = /<p id="disk-usage">([^<]*)<\/p>/.exec(page.text)?.[1] ?? '';
+        assert.ok(usage.endsWith(` ${shown} MB`), `${quota} in ${lang}: ${usage}`);
+      }
+    }
+  } finally {
+    await svc.stop();
+  }
+});

@@ -65,11 +65,9 @@ export function statusPageRoutes(app: FastifyInstance, ctx: ServiceContext): voi
     const lang = uiLangOf(req, res);
     const t = translator(lang, STATUS_TEXTS, RECORD_TABLE_TEXTS, COMMON);
     const f: Formats = formatsOf(lang);
-    // a number of the state record in the page's language; a text that is no number as it is
-    const count = (key: string): string => {
-      const text = str(state, key) ?? '0';
-      return text.trim() !== '' && Number.isFinite(Number(text)) ? f.number(Number(text)) : text;
-    };
+    // a number of the state record in the page's language, every digit as the record has it (a quota of
+    // 0.0005 MB stays 0,0005); a text that is no number as it is
+    const count = (key: string): string => f.amount(str(state, key) ?? '0');
     await ctx.registers.catchUp();
     const state = stateRecord(ctx);
     const disk = storageRecord(await scanFolder(ctx.dataDir));
