@@ -87,6 +87,19 @@ describe('GET /export?target=', () => {
     assert.deepEqual(readdirSync(folders).sort(), ['a-file', 'exports'], 'nothing was written');
   });
 
+  test('a folder the file cannot be written into is refused naming target, with nothing left in it', async () => {
+    const folder = join(folders, 'taken');
+    const name = fileNameOf(await download('type=jou'));
+    // the export's name is taken by a folder of the same name
+    mkdirSync(join(folder, name, 'inside'), { recursive: true });
+    const res = await download(`type=jou&target=${encodeURIComponent(folder)}`);
+    assert.equal(res.status, 400, res.body.toString('utf8', 0, 400));
+    const text = res.body.toString();
+    assert.match(text, /"RC":"BAD"/);
+    assert.match(text, /target: a folder this service can write .+ into/, text);
+    assert.deepEqual(readdirSync(folder), [name], 'no temporary file left');
+  });
+
   test('from another machine only with the profile password', async () => {
     assert.equal((await post(`${svc.url}/profile`, { Badge: 'B', Password: 'exp-pw' })).status, 200);
     const folder = join(folders, 'remote');

@@ -27,11 +27,21 @@ export function targetFolder(ctx: ServiceContext, target: string): string {
   return real;
 }
 
-/** Writes the export into `folder` (from targetFolder) atomically; the path of the written file. */
-export async function writeExportInto(folder: string, file: ExportFile): Promise<string> {
+/** What keeps a file from being written into a folder: the folder's, not the service's (a full disk stays #DISK_FULL). */
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EEXIST']);
+
+/** Writes the export into `folder` (from targetFolder, for `target`) atomically; the path of the written file. */
+export async function writeExportInto(folder: string, file: ExportFile, target: string = folder): Promise<string> {
   // the name is the service's own, yet only a name: the file stays in the folder asked for
-  const path = join(folder, basename(file.file));
-  if (Buffer.isBuffer(file.body)) writeFileAtomic(path, file.body);
-  else await writeStreamAtomic(path, file.body);
+  const name = basename(file.file);
+  const path = join(folder, name);
+  try {
+    if (Buffer.isBuffer(file.body)) writeFileAtomic(path, file.body);
+    else await writeStreamAtomic(path, file.body);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== undefined && UNWRITABLE.has(code)) throw invalid(target, `a folder this service can write ${name} into (${code})`);
+    throw e;
+  }
   return path;
 }

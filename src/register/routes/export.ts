@@ -70,7 +70,7 @@ export async function sendExport(ctx: ServiceContext, req: FastifyRequest, res: 
   }
   const file = await exportFileOf(ctx, req, q, reg, period);
   if (folder === undefined) return sendFile(res, file, file.body);
-  const written = await writeExportInto(folder, file);
+  const written = await writeExportInto(folder, file, q.target);
   // the answer is the file by type, as without target: read back from the folder it was written into
   return sendFile(res, file, createReadStream(written));
 }
