@@ -7,7 +7,7 @@
  * the Cfg in force when the record was made, plus the record's chain hash and signature where its answer is
  * rebuilt. It promises:
  * - the same output as the service's GET /render, /render/pdf and the printed receipt for the same record, Cfg
- *   and language: one view model (`receiptView`), laid out once in fixed-width lines (42 or 48 columns,
+ *   and language: one view model (`receiptView`), laid out once in fixed-width lines (32, 42 or 48 columns,
  *   `receiptLines`), feeds the text, the PDF and the default HTML template (a given layout gets the view and
  *   the lines too, run in the template sandbox);
  * - the record's Fis as the service answered it (`answerOf`): with the journal signature as Fis.Signature and in
