@@ -69,15 +69,26 @@ function checkEnvelope(message: Buffer, tse: Tse, oid: string, counter: bigint, 
   return el.slice(2, 2 + certifiedCount);
 }
 
-/** The fields of systemOperationData: a SEQUENCE of implicitly tagged primitives, by identifier octet. */
+/** The fields of systemOperationData, a SEQUENCE of tagged fields: identifier octet and contents octets of each. */
 function sequenceFields(data: Buffer): Array<[string, Buffer]> {
   const { result, offset } = asn1js.fromBER(new Uint8Array(data));
   assert.equal(offset, data.length, 'systemOperationData is one DER element');
   assert.ok(result instanceof asn1js.Sequence, 'systemOperationData is a SEQUENCE');
-  return result.valueBlock.value.map((b) => [Buffer.from(b.toBER(false)).subarray(0, 1).toString('hex'), Buffer.from((b as asn1js.Primitive).valueBlock.valueHexView)]);
+  return result.valueBlock.value.map((b) => {
+    const der = Buffer.from(b.toBER(false));
+    return [der.subarray(0, 1).toString('hex'), der.subarray(b.idBlock.blockLength + b.lenBlock.blockLength)];
+  });
 }
 
 const asInt = (b: Buffer): bigint => BigInt(`0x${b.toString('hex')}`);
+
+/** The unixTime of an explicitly tagged Time: the contents of the tag are the whole INTEGER. */
+function explicitUnixTime(b: Buffer): bigint {
+  const { result, offset } = asn1js.fromBER(new Uint8Array(b));
+  assert.equal(offset, b.length, 'one element inside the tag');
+  assert.ok(result instanceof asn1js.Integer, 'Time as its unixTime alternative, an INTEGER');
+  return result.toBigInt();
+}
 
 test('initialize, updateTime and the audit log after a failure, as TR-03151 lays them out', () => {
   const tse = fakeTse();
@@ -95,9 +106,10 @@ test('initialize, updateTime and the audit log after a failure, as TR-03151 lays
   const [op2, data2] = checkEnvelope(time, tse, OID.systemLog, 2n, now, 2) as [Element, Element];
   assert.equal(contents(op2).toString('latin1'), 'updateTime');
   const f = sequenceFields(contents(data2));
-  assert.deepEqual(f.map(([t]) => t), ['81', '82'], 'timeBeforeUpdate [1], timeAfterUpdate [2]');
-  assert.equal(asInt(f[0]?.[1] as Buffer), now, 'before: the time of its last log, its initialization');
-  assert.equal(asInt(f[1]?.[1] as Buffer), now);
+  // Time is a CHOICE: its tag is explicit (X.680 31.2.7), constructed around the alternative
+  assert.deepEqual(f.map(([t]) => t), ['a1', 'a2'], 'timeBeforeUpdate [1] EXPLICIT Time, timeAfterUpdate [2] EXPLICIT Time');
+  assert.equal(explicitUnixTime(f[0]?.[1] as Buffer), now, 'before: the time of its last log, its initialization');
+  assert.equal(explicitUnixTime(f[1]?.[1] as Buffer), now);
 
   // the TSE fails, then answers again: an audit log, then the next system log
   tse.answering = false;
@@ -121,8 +133,8 @@ test('selfTest and exportData with their fields; our parser and decoder read the
   const [op, d2] = checkEnvelope(exp, tse, OID.systemLog, 8n, 1_732_000_200n, 2) as [Element, Element];
   assert.equal(contents(op).toString('latin1'), 'exportData');
   const f = sequenceFields(contents(d2));
-  assert.deepEqual(f.map(([t]) => t), ['81', '82', '83'], 'startDate [1], endDate [2], previousSignatureCounter [3]');
-  assert.deepEqual(f.map(([, v]) => asInt(v)), [1_731_974_400n, 1_732_060_799n, 3n]);
+  assert.deepEqual(f.map(([t]) => t), ['a1', 'a2', '83'], 'startDate [1] EXPLICIT Time, endDate [2] EXPLICIT Time, previousSignatureCounter [3] IMPLICIT INTEGER');
+  assert.deepEqual([explicitUnixTime(f[0]?.[1] as Buffer), explicitUnixTime(f[1]?.[1] as Buffer), asInt(f[2]?.[1] as Buffer)], [1_731_974_400n, 1_732_060_799n, 3n]);
 
   const p = parseLog(exp);
   assert.equal(p.operationType, 'exportData');
@@ -133,6 +145,8 @@ test('selfTest and exportData with their fields; our parser and decoder read the
     bare: false,
   });
   assert.deepEqual(decodeSystemOperationData('selfTest', parseLog(self).systemOperationData as Buffer).fields, { componentName: 'efr software TSE', result: true });
+  // Time implicitly tagged, as the BSI TSE simulator and this service's earlier journal records have it
+  assert.deepEqual(decodeSystemOperationData('updateTime', Buffer.from('300c8104673c8c008204673c8c64', 'hex')).fields, { timeBeforeUpdate: 1_732_021_248n, timeAfterUpdate: 1_732_021_348n });
 });
 
 test('the parser reads a system log in the layout this service wrote before, and refuses what is no log message', () => {

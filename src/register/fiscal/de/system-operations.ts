@@ -16,10 +16,12 @@
  *   disableSecureElement ::= SEQUENCE { timeOfDeactivation [1] Time }
  *   startAudit      ::= (empty)
  *
- * Time is the CHOICE of logTime; like the BSI TSE simulator we write the unixTime INTEGER implicitly tagged
- * (its CHOICE is the one the log file's name says), and read an explicitly tagged CHOICE as well. The
- * reader also takes the fields without the SEQUENCE around them, as the BSI TSE simulator writes them, and
- * keeps the fields of operations it does not know by their tag.
+ * Time is the CHOICE of logTime. A tag on a CHOICE is explicit even where tags are implicit (X.680 31.2.7:
+ * an implicit tag would replace the tag that says which alternative it is), so a Time field is written as
+ * [n] constructed around the unixTime INTEGER (`A1 06 02 04 <seconds>`). The reader also takes a Time
+ * implicitly tagged (`81 04 <seconds>`), as the BSI TSE simulator and the journal records of this service
+ * before it wrote them, the fields without the SEQUENCE around them, as the simulator writes them, and the
+ * fields of operations it does not know by their tag.
  */
 import * as asn1js from 'asn1js';
 import { bigOf, der, implicit, intBytes } from './log-message.js';
@@ -88,6 +90,7 @@ function encodeField(spec: FieldSpec, value: FieldValue): asn1js.BaseBlock {
     case 'boolean':
       return implicit(spec.tag, Buffer.from([value ? 0xff : 0x00]));
     case 'time':
+      return new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: spec.tag }, value: [asn1js.Integer.fromBigInt(value as bigint)] });
     case 'integer':
     case 'enumerated':
       return implicit(spec.tag, intBytes(value as bigint));
