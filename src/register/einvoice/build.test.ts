@@ -104,3 +104,33 @@ test('missing seller or buyer data is refused with the rule and the field', () =
   assert.equal(xr.buyerReference, '04011000-12345-03');
   assert.deepEqual(xr.buyer.endpoint, { scheme: '0204', id: '04011000-12345-03' });
 });
+
+test('a line given back on the same invoice keeps its own net amount: a group of lines of both signs is no discount of one and a surcharge of the other', () => {
+  const inv = buildEinvoice({
+    destination: destinationOf('NO'), cfg: CFG, letters: GENERIC_LETTERS, id: 'FN-3',
+    esr: esr({
+      PosA: [
+        { _: 'Pos', PN: '1', Dsc: 'TV', TaxG: 'A', Amt: '100.00' },
+        { _: 'Pos', PN: '2', Dsc: 'TV given back', TaxG: 'A', Qty: '-1', Amt: '-100.00' },
+        { _: 'Pos', PN: '3', Dsc: 'Cable', TaxG: 'B', Amt: '1.00' },
+        { _: 'Pos', PN: '4', Dsc: 'Radio', TaxG: 'A', Amt: '1000.00' },
+        { _: 'Pos', PN: '5', Dsc: 'Radio given back', TaxG: 'A', Qty: '-1', Amt: '-999.99' },
+      ],
+      TaxA: [
+        { _: 'Tax', TaxG: 'A', Prc: '25', Net: '0.01', TAmt: '0.00', Amt: '0.01' },
+        { _: 'Tax', TaxG: 'B', Prc: '15', Net: '0.87', TAmt: '0.13', Amt: '1.00' },
+      ],
+      PayA: [{ _: 'Pay', Dsc: 'Invoice', PayG: 'open', Amt: '1.01' }],
+    }),
+  });
+  checkCalculations(inv);
+  const rows = inv.lines.map((l) => [l.name, fmt(l.net), fmt(l.allowance)]);
+  assert.deepEqual(rows, [
+    ['TV', '80.00', '0.00'],
+    ['TV given back', '-80.00', '0.00'],
+    ['Cable', '0.87', '0.00'],
+    ['Radio', '800.00', '0.00'],
+    ['Radio given back', '-799.99', '0.00'],
+  ]);
+  assert.equal(fmt(inv.totals.lineNet), '0.88');
+});

@@ -203,7 +203,17 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
   const nets = new Map<number, Dec>();
   groups.forEach((g) => {
     const members = positions.filter((p) => g.lines.includes(p.index));
-    const shares = allocate(g.net, members.map((p) => p.modified));
+    const amounts = members.map((p) => p.modified);
+    let shares: Dec[];
+    if (amounts.some((a) => sign(a) > 0) && amounts.some((a) => sign(a) < 0)) {
+      // lines of both signs (an item given back on the invoice): shares of the group's net would multiply its
+      // rounding by the lines' amounts over their sum; each line's own net, the group's rounding spread by size
+      const own = amounts.map((a) => (taxN ? a : div(mul(a, HUNDRED), add(HUNDRED, g.rate), g.net.s)));
+      const spread = allocate(sub(g.net, sum(own)), own.map(abs));
+      shares = own.map((n, k) => add(n, spread[k] as Dec));
+    } else {
+      shares = allocate(g.net, amounts);
+    }
     members.forEach((p, k) => nets.set(p.index, shares[k] as Dec));
   });
   const flip = (d: Dec): Dec => (creditNote ? neg(d) : d);
