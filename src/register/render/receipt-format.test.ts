@@ -32,6 +32,14 @@ test('tag values: amounts and dates localized, device numbers and signatures as 
   for (const v of ['4', 'wien-3', '3194c616953599f2', 'VuSS+KQ==', '001/1', 'V1.2.3']) assert.equal(de.tagValue(v), v);
 });
 
+test('a tag value keeps every digit the module wrote: a number that is no amount is not made one', () => {
+  const de = new Formatter('de');
+  // an Austrian Beleg-Nr. is the POS's TN as given
+  for (const v of ['2024.100', '1.5', '7.0', '20 % 1.5']) assert.equal(de.tagValue(v), v);
+  assert.equal(de.tagValue('10.50 % 3.20'), '10,50 % 3,20');
+  assert.equal(new Formatter('en').tagValue('20 % 15.20'), '20 % 15.20');
+});
+
 test('a rate in a tag label takes the language\'s decimal mark, the words stay', () => {
   assert.equal(new Formatter('fr').tagLabel('TTC 20.00 % :'), 'TTC 20,00 % :');
   assert.equal(new Formatter('en').tagLabel('TTC 20.00 % :'), 'TTC 20.00 % :');

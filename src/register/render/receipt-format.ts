@@ -11,8 +11,8 @@ const EN_MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep'
 
 /** A local date with an optional time, as the journal records them (no zone: the register's wall clock). */
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)?$/;
-/** A tag value that is an amount, with an optional rate before it ("20 % 2.50"). */
-const TAG_AMOUNT = /^(?:(\d+(?:\.\d+)?) ?% +)?(-?\d+\.\d+)$/;
+/** A tag value that is an amount (to the cent, as the modules write them), with an optional rate before it ("20 % 2.50"). */
+const TAG_AMOUNT = /^(?:(\d+(?:\.\d+)?) ?% +)?(-?\d+\.\d{2})$/;
 
 export class Formatter {
   private readonly separator: string;
@@ -68,11 +68,13 @@ export class Formatter {
 
   /**
    * A country module's tag value: amounts and dates in the receipt's language, everything else (numbers
-   * of the fiscal device, signatures) exactly as the module gave it.
+   * of the fiscal device, signatures) exactly as the module gave it. An amount keeps every digit the module
+   * wrote, only its decimal mark is the language's: the value may be a number the POS gave (a receipt number
+   * 2024.100 is no 2024,10).
    */
   tagValue(raw: string): string {
     const amount = TAG_AMOUNT.exec(raw);
-    if (amount) return `${amount[1] !== undefined ? `${this.number(amount[1])} % ` : ''}${this.amount(amount[2])}`;
+    if (amount) return `${amount[1] !== undefined ? `${this.localized(amount[1])} % ` : ''}${this.localized(amount[2] ?? '')}`;
     return DATE_TIME.test(raw) ? this.date(raw) : raw;
   }
 
