@@ -41,3 +41,13 @@ test('an amount longer than the amount column is printed whole and within the wi
     assert.ok(lines.some((l) => l.includes('-123456789012345678,12')), lines.join('\n'));
   }
 });
+
+test('at 32 columns a non-VAT tax (TTY) has no gross: its block prints no gross label without a figure', () => {
+  const data: Obj = { ESR: { D: '2026-11-25T10:00:00', T: '5.00', PosA: [{ _: 'Pos', PN: '1', Dsc: 'Pfand', Amt: '5.00', TaxG: 'E' }], TaxA: [{ TaxG: 'A', Prc: '19', Net: '1.00', TAmt: '0.19', Amt: '1.19' }, { TaxG: 'E', TTY: 'Pfand', Prc: '5', Base: '100.00', Amt: '5.00' }] } };
+  const lines = text(data, 32);
+  assertWithin(lines, 32);
+  const block = lines.slice(lines.findIndex((l) => l.startsWith('E Pfand')));
+  assert.match(block[1] ?? '', /^ {2}Netto +100,00$/, lines.join('\n'));
+  assert.match(block[2] ?? '', /^ {2}Steuer +5,00$/, lines.join('\n'));
+  assert.ok(!lines.some((l) => /^ *Brutto$/.test(l)), lines.join('\n'));
+});

@@ -174,7 +174,10 @@ function taxTable(b: Builder, view: ReceiptView, taxes: readonly TaxView[]): voi
     // amounts too long for four columns: one block per tax group
     for (const r of rows) {
       b.text(r[0] ?? '', 'left', true);
-      header.slice(1).forEach((h, i) => b.amount(`  ${h}`, r[i + 1] ?? '', { indent: 2 }));
+      // a figure the group has not (a non-VAT tax's gross) leaves out its label too
+      header.slice(1).forEach((h, i) => {
+        if (r[i + 1]) b.amount(`  ${h}`, r[i + 1] ?? '', { indent: 2 });
+      });
     }
     return;
   }
