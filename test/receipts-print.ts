@@ -1,7 +1,7 @@
 /**
  * Prints a golden-test receipt as /render/text draws it, for looking at a layout:
  *   node --import tsx test/receipts-print.ts mixed 48
- * Names: the cases of receipts-golden-cases.ts; width 42 (default) or 48.
+ * Names: the cases of receipts-golden-cases.ts; width 32, 42 (default) or 48.
  */
 import { receiptText } from '../src/register/render/receipt-text.js';
 import { CASES, caseView } from './receipts-golden-cases.js';
