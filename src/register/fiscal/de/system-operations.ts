@@ -38,7 +38,7 @@ interface FieldSpec {
 const SPECS: Readonly<Record<string, readonly FieldSpec[]>> = {
   initialize: [{ tag: 1, name: 'description', type: 'string', required: true }],
   updateTime: [
-    { tag: 1, name: 'timeBeforeUpdate', type: 'time' },
+    { tag: 1, name: 'timeBeforeUpdate', type: 'time', required: true },
     { tag: 2, name: 'timeAfterUpdate', type: 'time', required: true },
   ],
   selfTest: [
@@ -77,7 +77,7 @@ const SPECS: Readonly<Record<string, readonly FieldSpec[]>> = {
 /** The system operations this service's TSE logs, with their data. */
 export type SystemOperation =
   | { operationType: 'initialize'; description: string }
-  | { operationType: 'updateTime'; timeBeforeUpdate?: bigint; timeAfterUpdate: bigint }
+  | { operationType: 'updateTime'; timeBeforeUpdate: bigint; timeAfterUpdate: bigint }
   | { operationType: 'selfTest'; componentName: string; result: boolean; errorMessage?: string }
   | { operationType: 'exportData'; startDate?: bigint; endDate?: bigint; previousSignatureCounter?: bigint };
 

@@ -169,6 +169,11 @@ test("a system log whose systemOperationData lacks a mandatory field of its oper
   assert.equal(r.ok, false);
   assert.equal(r.broken?.file, name('selfTest'));
   assert.match(r.broken?.reason ?? '', /systemOperationData of selfTest has no result \[2\]/);
+  // updateTime names the time before the update as well as after it (TR-03151: both mandatory, de.md)
+  const noBefore = vendorLog(s.tse.key, s.tse.serial, { kind: 'system', counter: 12n, time: T0, certified: systemData('updateTime', fields(explicitTime(2, new Date(Number(T0) * 1000)))) });
+  const u = verifyTse(files((m) => m.set(name('updateTime'), noBefore)));
+  assert.equal(u.broken?.file, name('updateTime'));
+  assert.match(u.broken?.reason ?? '', /systemOperationData of updateTime has no timeBeforeUpdate \[1\]/);
 });
 
 test('a file named for another signature counter than its log message has', () => {
