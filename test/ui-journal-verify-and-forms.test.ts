@@ -240,3 +240,25 @@ test('the status page shows the disk quota with every digit it has, in the page 
     await svc.stop();
   }
 });
+
+test("the journal shows a receipt laid out for the register's printer (Printer_Width), the frame and its PDF", async () => {
+  const svc = await startTestService();
+  try {
+    const lines = (page: string): string[] => [...page.matchAll(/<div class="l(?: b)?">([^<]*)<\/div>/g)].map((m) => m[1] ?? '');
+    for (const width of [32, 48, 42]) {
+      const p = await post(`${svc.url}/profile`, { Badge: 'B', Attributes: width === 42 ? '' : `Printer_Width=${width}` });
+      assert.equal(p.status, 200, p.text);
+      const r = await post(`${svc.url}/register`, sale({}, [['A', '1.00']]));
+      assert.equal(r.status, 200, r.text);
+      const sq = String(r.json.TraC.SQ);
+      const paper = await get(`${svc.url}/ui/journal/paper?rn=def&sq=${sq}`);
+      assert.equal(paper.status, 200, paper.text);
+      assert.equal(Math.max(...lines(paper.text).map((l) => l.length)), width, paper.text);
+      const page = await get(`${svc.url}/ui/journal/receipt?rn=def&sq=${sq}`);
+      const pdf = /href="(\/render\/pdf\?[^"]*)"/.exec(page.text)?.[1]?.replace(/&amp;/g, '&') ?? '';
+      assert.equal(new URLSearchParams(pdf.split('?')[1]).get('width'), width === 42 ? null : String(width), pdf);
+    }
+  } finally {
+    await svc.stop();
+  }
+});

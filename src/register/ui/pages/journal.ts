@@ -21,6 +21,8 @@ import { sendBackup } from '../../routes/backup.js';
 import { sendExport } from '../../routes/export.js';
 import { registerOf } from '../../routes/http.js';
 import { recordView } from '../../journal/record-view.js';
+import { printerWidthOf } from '../../peripherals/printer-config.js';
+import { DEFAULT_WIDTH } from '../../render/receipt-lines.js';
 import { receiptPageHtml } from '../../routes/render.js';
 import { type Formats, formatsOf } from '../formats.js';
 import { FIT_FRAME_SCRIPT, PAGE_CSP_FITTING_FRAME } from '../frame-fit.js';
@@ -43,6 +45,18 @@ const PAPER_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline';
 function textsOf(req: FastifyRequest, res: FastifyReply): { lang: UiLang; t: Translate; f: Formats } {
   const lang = uiLangOf(req, res);
   return { lang, t: translator(lang, JOURNAL_TEXTS, RECORD_TABLE_TEXTS, COMMON), f: formatsOf(lang) };
+}
+
+/**
+ * The columns the register's printer prints (Printer_Width), so that the receipt in the frame and its PDF are laid
+ * out as its paper is; the default width when the setting cannot be used (the printout refuses it, not the page).
+ */
+function paperWidthOf(ctx: ServiceContext, rn: string): number {
+  try {
+    return printerWidthOf(ctx.profiles.settings(rn).raw);
+  } catch {
+    return DEFAULT_WIDTH;
+  }
 }
 
 /** The export types a register has: the journal, and its country's (GET /export refuses the others). */
@@ -285,11 +299,12 @@ export function journalPageRoutes(app: FastifyInstance, ctx: ServiceContext): vo
     const view = recordView(record);
     const fn = record.fn;
     const mark = unprintedReceipts(ctx.dataDir, rn).get(record.sq);
+    const width = paperWidthOf(ctx, rn);
     const paper = isReceiptRecord(record)
       ? html`<h2>${t('receipt.paper')}</h2>
 <iframe class="paper" title="${t('receipt.paper')}" src="${linkOf('/ui/journal/paper', { rn, sq: String(record.sq) })}"></iframe>
 ${FIT_FRAME_SCRIPT}
-${record.type === 'Tra' && fn ? html`<p><a class="button secondary" href="${linkOf('/render/pdf', { rn, fn })}">${t('receipt.pdf')}</a></p>` : ''}`
+${record.type === 'Tra' && fn ? html`<p><a class="button secondary" href="${linkOf('/render/pdf', { rn, fn, width: width === DEFAULT_WIDTH ? undefined : String(width) })}">${t('receipt.pdf')}</a></p>` : ''}`
       : '';
     const body = html`<p><a href="${linkOf('/ui/journal', { rn })}">${t('receipt.back')}</a></p>
 ${recordFacts(t, f, view, mark)}
@@ -305,7 +320,7 @@ ${paper}
     if (!isReceiptRecord(found.record)) {
       return sendPage(res, 404, paperNotice(lang, t('receipt.notPrinted', { sq: found.record.sq, type: t(`type.${found.record.type}`) })), PAPER_CSP);
     }
-    return sendPage(res, 200, await receiptPageHtml(ctx, await receiptOfRecord(ctx, found.reg, found.record)), PAPER_CSP);
+    return sendPage(res, 200, await receiptPageHtml(ctx, await receiptOfRecord(ctx, found.reg, found.record), paperWidthOf(ctx, found.reg.state.rn)), PAPER_CSP);
   });
 
   app.post('/ui/journal/export', async (req, res) => {
