@@ -112,3 +112,13 @@ test('an authority\'s answer is quoted as it came; the names around it are trans
   const text = message('#AUTHORITY_REFUSED', 'de', { authority: 'FINA', code: 'protective code', detail: 's006 Neispravan OIB' });
   assert.match(text, /abgelehnt: s006 Neispravan OIB\. Er ist mit seinem Schutzcode im Journal/);
 });
+
+test('the printer drivers a refusal names are joined by the language\'s "or", never the English one', () => {
+  const printer = { field: 'Attributes.Printer', expected: 'escpos or virtual (or none)', value: 'lpt' };
+  assert.equal(message('#INVALID_TYPE', 'de', printer), 'Attributes.Printer muss escpos oder virtual (oder keiner) sein, erhalten: "lpt"');
+  assert.equal(message('#INVALID_TYPE', 'fr', printer), 'Attributes.Printer doit être escpos ou virtual (ou aucun), reçu : « lpt »');
+  assert.equal(message('#INVALID_TYPE', 'nl', printer), 'Attributes.Printer moet escpos of virtual (of geen) zijn, ontvangen: "lpt"');
+  assert.equal(message('#INVALID_TYPE', 'de', { ...printer, expected: 'escpos (or none)' }), 'Attributes.Printer muss escpos (oder keiner) sein, erhalten: "lpt"');
+  // three names are no pattern the table knows: the brief form, no English inside
+  assert.equal(message('#INVALID_TYPE', 'de', { ...printer, expected: 'a or b or c (or none)' }), 'Attributes.Printer hat einen ungültigen Wert, erhalten: "lpt"');
+});
