@@ -80,3 +80,25 @@ test('every start of the service is journaled as a log record START_EFR per regi
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a register that has journaled nothing yet gets no start record: it stays empty, as a restore into it needs', async () => {
+  const dataDir = tempDir();
+  let svc: Awaited<ReturnType<typeof startTestService>> | undefined;
+  try {
+    svc = await startTestService({ dataDir });
+    // the register is made, and the transaction answered by TEST_RC before anything is journaled
+    assert.equal((await post(`${svc.url}/profile?rn=K3`, { Badge: 'B', Attributes: 'TEST_RC=BAD' })).status, 200);
+    const refused = await post(`${svc.url}/register?rn=K3`, sale({ TN: '1' }));
+    assert.equal(refused.json.TraC?.Result?.RC ?? refused.json.Result?.RC, 'BAD', refused.text);
+    await svc.stop();
+    svc = undefined;
+
+    svc = await startTestService({ dataDir });
+    const k3 = await get(`${svc.url}/find?_=log&rn=K3`);
+    assert.equal(k3.status, 200, k3.text);
+    assert.deepEqual(k3.json.Find.Records, [], k3.text);
+  } finally {
+    await svc?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

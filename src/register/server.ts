@@ -29,12 +29,15 @@ import { journalStart } from './maintenance/start-record.js';
 
 /**
  * Tells each register's country module that the service starts or stops (journaled where a law wants it);
- * a start is journaled in every register as START_EFR, unless its country journaled a start record itself.
+ * a start is journaled in every register with a journal as START_EFR, unless its country journaled a start record itself.
  */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
   for (const reg of ctx.registers.list()) {
     const m = moduleFor(reg.state.cfg);
     const logBefore = reg.state.last.log;
+    // a register that has journaled nothing (made by a request refused before journaling, a restore that
+    // failed) has no journal to mark the start in: it stays empty, and a backup can still be restored into it
+    const empty = reg.state.sq === 0;
     if (m.serviceEvent) {
       try {
         await m.serviceEvent(ctx, reg, event);
@@ -42,7 +45,7 @@ async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger
         logger?.error({ err: e, rn: reg.state.rn, event }, 'the country module could not journal the service event');
       }
     }
-    if (event !== 'start' || reg.state.last.log !== logBefore) continue;
+    if (event !== 'start' || empty || reg.state.last.log !== logBefore) continue;
     try {
       await journalStart(ctx, reg);
     } catch (e) {
