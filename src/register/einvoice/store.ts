@@ -6,8 +6,12 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomicAsync } from '../../shared/files.js';
 
+/**
+ * The register's folder: its number with every character but letters, digits and `-` written `_` and its
+ * UTF-8 bytes in hex, so that no two registers share a folder (`A$1_1` and `A_1_1`) and none is `..`.
+ */
 function folder(dataDir: string, rn: string): string {
-  return join(dataDir, 'einvoice', rn.replace(/[^A-Za-z0-9._-]/g, '_'));
+  return join(dataDir, 'einvoice', rn.replace(/[^A-Za-z0-9-]/gu, (c) => `_${Buffer.from(c, 'utf8').toString('hex')}`));
 }
 
 export async function saveEinvoice(dataDir: string, rn: string, sq: number, xml: string): Promise<void> {
