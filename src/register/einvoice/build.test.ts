@@ -134,3 +134,20 @@ test('a line given back on the same invoice keeps its own net amount: a group of
   ]);
   assert.equal(fmt(inv.totals.lineNet), '0.88');
 });
+
+test('the item net price is written with the decimals it needs, so that quantity × price gives the line net amount (PEPPOL-EN16931-R120)', () => {
+  const inv = buildEinvoice({
+    destination: destinationOf('NO'), cfg: CFG, letters: GENERIC_LETTERS, id: 'FN-4',
+    esr: esr({
+      TaxN: '1',
+      PosA: [{ _: 'Pos', PN: '1', Dsc: 'Screw', TaxG: 'A', Qty: '1000', Amt: '10.05' }],
+      TaxA: [{ _: 'Tax', TaxG: 'A', Prc: '25', Net: '10.05', TAmt: '2.51', Amt: '12.56' }],
+      PayA: [{ _: 'Pay', Dsc: 'Invoice', PayG: 'open', Amt: '12.56' }],
+    }),
+  });
+  checkCalculations(inv);
+  const xml = toUbl(inv);
+  const price = /<cbc:PriceAmount currencyID="NOK">([^<]+)</.exec(xml)?.[1];
+  assert.equal(price, '0.01005');
+  assert.match(xml, /<cbc:LineExtensionAmount currencyID="NOK">10\.05</);
+});

@@ -2,7 +2,7 @@
  * The EN 16931 model written as a UBL 2.1 Invoice or CreditNote, elements in the order of the OASIS schema,
  * with the specification identifiers of Peppol BIS Billing 3.0 or XRechnung 3.0 (BT-24, BT-23).
  */
-import { type Dec, fmt, neg, sign } from '../../shared/money.js';
+import { type Dec, fmt, fmtMoney, neg, sign } from '../../shared/money.js';
 import { escapeAttr, escapeText } from '../codec/xml-text.js';
 import type { Address, Einvoice, Line, Party } from './model.js';
 
@@ -88,7 +88,8 @@ function line(inv: Einvoice, l: Line): string {
       l.gtin !== undefined && el('cac:StandardItemIdentification', val('cbc:ID', l.gtin, { schemeID: '0160' })),
       category('cac:ClassifiedTaxCategory', l),
     ]),
-    el('cac:Price', amount('cbc:PriceAmount', l.price, cur)),
+    // BT-146 keeps the decimals of the price (build.ts priceOf), not the currency's two: quantity × price is the line's amount
+    el('cac:Price', val('cbc:PriceAmount', fmtMoney(l.price), { currencyID: cur })),
   ]);
 }
 
