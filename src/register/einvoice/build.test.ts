@@ -8,6 +8,7 @@ import { buildEinvoice } from './build.js';
 import { checkCalculations } from './check.js';
 import { destinationOf } from './destination.js';
 import { toUbl } from './ubl.js';
+import type { Einvoice } from './model.js';
 
 const CFG: Obj = {
   Cmp: { Nam: 'Seller AS', Adr: 'Gate', AdrNr: '1', Zip: '0150', City: 'Oslo', Ctry: 'NO', TaxId: 'NO999999999MVA' },
@@ -150,4 +151,17 @@ test('the item net price is written with the decimals it needs, so that quantity
   const price = /<cbc:PriceAmount currencyID="NOK">([^<]+)</.exec(xml)?.[1];
   assert.equal(price, '0.01005');
   assert.match(xml, /<cbc:LineExtensionAmount currencyID="NOK">10\.05</);
+});
+
+test('an amount of more than two decimals is refused naming the rule and the field, not written rounded so that the totals no longer add up', () => {
+  const make = (taxA: Obj, pay: string): Einvoice => buildEinvoice({
+    destination: destinationOf('NO'), cfg: CFG, letters: GENERIC_LETTERS, id: 'FN-5',
+    esr: esr({ TaxN: '1', PosA: [{ _: 'Pos', PN: '1', Dsc: 'Fuel', TaxG: 'A', Amt: taxA.Net }], TaxA: [taxA], PayA: [{ _: 'Pay', Dsc: 'Cash', PayG: 'cash', Amt: pay }, { _: 'Pay', Dsc: 'Invoice', PayG: 'open', Amt: '1.00' }] }),
+  });
+  const paidInPart = make({ _: 'Tax', TaxG: 'A', Prc: '25', Net: '8.00', TAmt: '2.00', Amt: '10.00' }, '3.335');
+  assert.match(message(() => checkCalculations(paidInPart)), /^ESR\.PayA: \[BR-DEC-16\]/);
+  const net = make({ _: 'Tax', TaxG: 'A', Prc: '25', Net: '8.005', TAmt: '2.00', Amt: '10.005' }, '9.005');
+  assert.match(message(() => checkCalculations(net)), /^ESR\.PosA\[0\]: \[BR-DEC-23\]/);
+  // trailing zeros are no decimals
+  checkCalculations(make({ _: 'Tax', TaxG: 'A', Prc: '25', Net: '8.000', TAmt: '2.000', Amt: '10.000' }, '9.000'));
 });

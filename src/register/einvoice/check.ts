@@ -3,7 +3,7 @@
  * checked before: esr/validate.ts), checked on the model before anything is journaled. Each failure names the
  * rule and the ESR field whose amounts it comes from. The full official rule set runs in the tests.
  */
-import { type Dec, add, cmp, fmt, sign, sub, sum } from '../../shared/money.js';
+import { type Dec, add, cmp, fmt, sign, significantScale, sub, sum } from '../../shared/money.js';
 import { ruleError } from './build.js';
 import type { Einvoice } from './model.js';
 
@@ -11,8 +11,23 @@ function same(a: Dec, b: Dec): boolean {
   return cmp(a, b) === 0;
 }
 
+/** BR-DEC: an amount the document writes has at most two decimals; the writer would round it, and the totals would no longer add up. */
+function twoDecimals(d: Dec, field: string, rule: string, term: string): void {
+  if (significantScale(d) > 2) throw ruleError(field, rule, `The allowed maximum number of decimals for the ${term} is 2, got ${fmt(d)}`);
+}
+
 export function checkCalculations(inv: Einvoice): void {
   const t = inv.totals;
+  inv.lines.forEach((l, i) => {
+    twoDecimals(l.net, `ESR.PosA[${i}]`, 'BR-DEC-23', 'Invoice line net amount (BT-131)');
+    twoDecimals(l.allowance, `ESR.PosA[${i}]`, sign(l.allowance) >= 0 ? 'BR-DEC-24' : 'BR-DEC-27', sign(l.allowance) >= 0 ? 'Invoice line allowance amount (BT-136)' : 'Invoice line charge amount (BT-141)');
+  });
+  for (const b of inv.vat) {
+    twoDecimals(b.taxable, 'ESR.TaxA', 'BR-DEC-19', 'VAT category taxable amount (BT-116)');
+    twoDecimals(b.tax, 'ESR.TaxA', 'BR-DEC-20', 'VAT category tax amount (BT-117)');
+  }
+  twoDecimals(t.prepaid, 'ESR.PayA', 'BR-DEC-16', 'Paid amount (BT-113)');
+  twoDecimals(t.payable, 'ESR.PayA', 'BR-DEC-18', 'Amount due for payment (BT-115)');
   inv.lines.forEach((l, i) => {
     if (sign(l.price) < 0) throw ruleError(`ESR.PosA[${i}].Pri`, 'BR-27', `Item net price (BT-146) ${fmt(l.price)} is negative`);
   });
