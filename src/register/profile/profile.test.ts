@@ -118,6 +118,9 @@ describe('Profiles with environment settings', () => {
     // the view as a POS posts it back: every field, the attribute list and DiskQuota beside it
     await profiles.update('def', { ...view });
     await rejectsWith(profiles.update('def', { ...view, DiskQuota: '600' }), '#BLOCKED');
+    // the field alone, as shown
+    await profiles.update('def', { Badge: 'B-1', DiskQuota: '500' });
+    await rejectsWith(profiles.update('def', { Badge: 'B-1', DiskQuota: '600' }), '#BLOCKED');
   });
 
   test('a profile field that is an attribute sets that attribute alone, whatever quotes its value holds', async () => {

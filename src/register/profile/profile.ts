@@ -240,7 +240,8 @@ export class Profiles {
     const given = ATTRIBUTE_FIELDS.filter((f) => body[f] !== undefined);
     if (given.length === 0) return body;
     const env = this.env.get(rn);
-    let attributes = typeof body.Attributes === 'string' ? body.Attributes : current.Attributes ?? '';
+    // without a list in the body, the one in force: the preset list where the whole list is preset, else the stored one
+    let attributes = typeof body.Attributes === 'string' ? body.Attributes : (env?.has('Attributes') ? this.own(rn).Attributes : current.Attributes) ?? '';
     for (const field of given) {
       const v = body[field];
       if (typeof v !== 'string') throw new FiscalError('#INVALID_TYPE', { field, expected: 'text', value: '{...}' });
