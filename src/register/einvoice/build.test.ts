@@ -165,3 +165,23 @@ test('an amount of more than two decimals is refused naming the rule and the fie
   // trailing zeros are no decimals
   checkCalculations(make({ _: 'Tax', TaxG: 'A', Prc: '25', Net: '8.000', TAmt: '2.000', Amt: '10.000' }, '9.000'));
 });
+
+test('a refusal of a line names its position in ESR.PosA, counting the Mod lines before it', () => {
+  const inv = buildEinvoice({
+    destination: destinationOf('NO'), cfg: CFG, letters: GENERIC_LETTERS, id: 'FN-6',
+    esr: esr({
+      TaxN: '1',
+      PosA: [
+        { _: 'Pos', PN: '1', Dsc: 'Coffee', TaxG: 'A', Amt: '3.00' },
+        { _: 'Mod', PN: '1', Dsc: 'Refill', Amt: '-1.00' },
+        { _: 'Pos', PN: '2', Dsc: 'Fuel', TaxG: 'B', Amt: '8.005' },
+      ],
+      TaxA: [
+        { _: 'Tax', TaxG: 'A', Prc: '25', Net: '2.00', TAmt: '0.50', Amt: '2.50' },
+        { _: 'Tax', TaxG: 'B', Prc: '25', Net: '8.005', TAmt: '2.00', Amt: '10.005' },
+      ],
+      PayA: [{ _: 'Pay', Dsc: 'Invoice', PayG: 'open', Amt: '12.505' }],
+    }),
+  });
+  assert.match(message(() => checkCalculations(inv)), /^ESR\.PosA\[2\]: \[BR-DEC-23\]/);
+});

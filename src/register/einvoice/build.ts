@@ -227,6 +227,7 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
     const quantity = flip(qtyOf(pos));
     const line: Line = {
       id: String(n + 1),
+      pos: p.index,
       quantity,
       unit: unitOf(str(pos, 'QtyU')),
       net: flip(net),

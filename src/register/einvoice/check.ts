@@ -18,9 +18,9 @@ function twoDecimals(d: Dec, field: string, rule: string, term: string): void {
 
 export function checkCalculations(inv: Einvoice): void {
   const t = inv.totals;
-  inv.lines.forEach((l, i) => {
-    twoDecimals(l.net, `ESR.PosA[${i}]`, 'BR-DEC-23', 'Invoice line net amount (BT-131)');
-    twoDecimals(l.allowance, `ESR.PosA[${i}]`, sign(l.allowance) >= 0 ? 'BR-DEC-24' : 'BR-DEC-27', sign(l.allowance) >= 0 ? 'Invoice line allowance amount (BT-136)' : 'Invoice line charge amount (BT-141)');
+  inv.lines.forEach((l) => {
+    twoDecimals(l.net, `ESR.PosA[${l.pos}]`, 'BR-DEC-23', 'Invoice line net amount (BT-131)');
+    twoDecimals(l.allowance, `ESR.PosA[${l.pos}]`, sign(l.allowance) >= 0 ? 'BR-DEC-24' : 'BR-DEC-27', sign(l.allowance) >= 0 ? 'Invoice line allowance amount (BT-136)' : 'Invoice line charge amount (BT-141)');
   });
   for (const b of inv.vat) {
     twoDecimals(b.taxable, 'ESR.TaxA', 'BR-DEC-19', 'VAT category taxable amount (BT-116)');
@@ -28,8 +28,8 @@ export function checkCalculations(inv: Einvoice): void {
   }
   twoDecimals(t.prepaid, 'ESR.PayA', 'BR-DEC-16', 'Paid amount (BT-113)');
   twoDecimals(t.payable, 'ESR.PayA', 'BR-DEC-18', 'Amount due for payment (BT-115)');
-  inv.lines.forEach((l, i) => {
-    if (sign(l.price) < 0) throw ruleError(`ESR.PosA[${i}].Pri`, 'BR-27', `Item net price (BT-146) ${fmt(l.price)} is negative`);
+  inv.lines.forEach((l) => {
+    if (sign(l.price) < 0) throw ruleError(`ESR.PosA[${l.pos}].Pri`, 'BR-27', `Item net price (BT-146) ${fmt(l.price)} is negative`);
   });
   if (!same(t.lineNet, sum(inv.lines.map((l) => l.net)))) throw ruleError('ESR.PosA', 'BR-CO-10', 'Sum of Invoice line net amount (BT-106) differs from the line net amounts (BT-131)');
   if (!same(t.taxExclusive, t.lineNet)) throw ruleError('ESR.PosA', 'BR-CO-13', 'Invoice total amount without VAT (BT-109) differs from the sum of the line net amounts (BT-106)');

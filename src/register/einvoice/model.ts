@@ -41,6 +41,8 @@ export type VatCategory = 'S' | 'Z';
 export interface Line {
   /** BT-126 */
   id: string;
+  /** the line's index in ESR.PosA (Mod and Lin lines counted), for the field a refusal names */
+  pos: number;
   /** BT-127 */
   note?: string;
   /** BT-129, BT-130 */
