@@ -87,6 +87,16 @@ describe('Profiles with environment settings', () => {
     assert.match(String(profiles.view('def').Blocked), /Normalize_D/);
   });
 
+  test('a preset RN_TT sent back is no change; a value that is no boolean is refused as one, not let through', async () => {
+    const env = envSettings({ [`${PREFIX}__DOT__def__DOT__RN_TT`]: 'false', [`${PREFIX}__DOT__def__DOT__Badge`]: 'B-1' });
+    const profiles = new Profiles(memoryStore(), env);
+    await profiles.load([]);
+    await profiles.update('def', { RN_TT: 'false' });
+    await profiles.update('def', { RN_TT: '0' });
+    await rejectsWith(profiles.update('def', { RN_TT: 'true' }), '#BLOCKED');
+    await rejectsWith(profiles.update('def', { RN_TT: 'perhaps' }), '#INVALID_TYPE');
+  });
+
   test('a register inherits def attributes and its own win', async () => {
     const env = envSettings({ [`${PREFIX}__DOT__ATU1__DOLLAR__1_1__DOT__Normalize_D`]: '2' });
     const profiles = new Profiles(memoryStore(), env);

@@ -256,7 +256,8 @@ export class Profiles {
     const preset = this.env.get(rn)?.get(field);
     if (preset === undefined) return false;
     if (field === 'Password') return value === preset;
-    if (field === 'RN_TT') return ['true', '1'].includes(value.toLowerCase()) === (preset === 'true');
+    // a value that is no boolean is refused as such, not taken for "unchanged" or "changed"
+    if (field === 'RN_TT') return parseBool(field, value) === (preset === 'true');
     if (field === 'Attributes') return sortedAttributes(value) === sortedAttributes(this.own(rn).Attributes);
     return value === preset;
   }
