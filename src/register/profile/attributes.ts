@@ -4,14 +4,22 @@
  */
 export type AttributeMap = ReadonlyMap<string, string>;
 
+/** One attribute of a list as written: its name as spelled, its value (`true` for a bare name) and its text. */
+export interface AttributeEntry {
+  name: string;
+  value: string;
+  written: string;
+}
+
+/** The attributes of a list in their order, as written. */
+export function attributeEntries(text: string | undefined): AttributeEntry[] {
+  const re = /([^\s=]+)(?:=(?:"([^"]*)"|'([^']*)'|(\S*)))?/g;
+  return [...(text ?? '').matchAll(re)].map((m) => ({ name: m[1] as string, value: m[2] ?? m[3] ?? m[4] ?? 'true', written: m[0] }));
+}
+
 export function parseAttributes(text: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
-  const re = /([^\s=]+)(?:=(?:"([^"]*)"|'([^']*)'|(\S*)))?/g;
-  for (const m of (text ?? '').matchAll(re)) {
-    const name = (m[1] as string).toLowerCase();
-    const value = m[2] ?? m[3] ?? m[4];
-    out.set(name, value === undefined ? 'true' : value);
-  }
+  for (const e of attributeEntries(text)) out.set(e.name.toLowerCase(), e.value);
   return out;
 }
 

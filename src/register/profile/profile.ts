@@ -13,7 +13,7 @@ import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import { FiscalError } from '../../shared/errors.js';
 import type { Obj } from '../codec/index.js';
 import type { JournalStore } from '../journal/types.js';
-import { type Settings, formatAttributes, parseAttributes, settingsOf, timeOfDay } from './attributes.js';
+import { type Settings, attributeEntries, formatAttributes, parseAttributes, settingsOf, timeOfDay } from './attributes.js';
 
 export interface Profile {
   Badge?: string;
@@ -44,7 +44,7 @@ function attributeText(name: string, value: string): string | undefined {
 
 /** `text` with the attribute `name` set to `value` (removed when empty); the other attributes keep their spelling. */
 function withAttribute(text: string, name: string, value: string): string {
-  const kept = [...text.matchAll(/([^\s=]+)(?:=(?:"[^"]*"|'[^']*'|\S*))?/g)].filter((m) => (m[1] as string).toLowerCase() !== name.toLowerCase()).map((m) => m[0]);
+  const kept = attributeEntries(text).filter((e) => e.name.toLowerCase() !== name.toLowerCase()).map((e) => e.written);
   if (value !== '') {
     // a value whose quotes would end it early must not set further attributes
     const written = attributeText(name, value);
