@@ -12,7 +12,7 @@ import type { ServiceContext } from './context.js';
 import { GroupCommitter } from './journal/group-commit.js';
 import { openJournalStore } from './journal/open.js';
 import { Profiles, envSettings } from './profile/profile.js';
-import { Registers } from './registers.js';
+import { type Register, Registers } from './registers.js';
 import { loadOrCreateSigner } from './security/signer.js';
 import { openTls, tlsServerOptions } from './security/tls-runtime.js';
 import { Listener, listenTarget, receiveTimeoutsOf } from './listener.js';
@@ -32,26 +32,30 @@ import { journalStart } from './maintenance/start-record.js';
  * a start is journaled in every register with a journal as START_EFR, unless its country journaled a start record itself.
  */
 async function serviceEvent(ctx: ServiceContext, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
-  for (const reg of ctx.registers.list()) {
-    const m = moduleFor(reg.state.cfg);
-    const logBefore = reg.state.last.log;
-    // a register that has journaled nothing (made by a request refused before journaling, a restore that
-    // failed) has no journal to mark the start in: it stays empty, and a backup can still be restored into it
-    const empty = reg.state.sq === 0;
-    if (m.serviceEvent) {
-      try {
-        await m.serviceEvent(ctx, reg, event);
-      } catch (e) {
-        logger?.error({ err: e, rn: reg.state.rn, event }, 'the country module could not journal the service event');
-      }
-    }
-    if (event !== 'start' || empty || reg.state.last.log !== logBefore) continue;
+  // the registers side by side: their records go to the journal together (one commit for all), not one
+  // commit after another before the service listens
+  await Promise.all(ctx.registers.list().map((reg) => registerEvent(ctx, reg, event, logger)));
+}
+
+async function registerEvent(ctx: ServiceContext, reg: Register, event: 'start' | 'stop', logger: pino.Logger | undefined): Promise<void> {
+  const m = moduleFor(reg.state.cfg);
+  const logBefore = reg.state.last.log;
+  // a register that has journaled nothing (made by a request refused before journaling, a restore that
+  // failed) has no journal to mark the start in: it stays empty, and a backup can still be restored into it
+  const empty = reg.state.sq === 0;
+  if (m.serviceEvent) {
     try {
-      await journalStart(ctx, reg);
+      await m.serviceEvent(ctx, reg, event);
     } catch (e) {
-      // the service runs all the same (a full disk refuses transactions with #DISK_FULL); the log file has the start
-      logger?.error({ err: e, rn: reg.state.rn }, 'the start could not be journaled');
+      logger?.error({ err: e, rn: reg.state.rn, event }, 'the country module could not journal the service event');
     }
+  }
+  if (event !== 'start' || empty || reg.state.last.log !== logBefore) return;
+  try {
+    await journalStart(ctx, reg);
+  } catch (e) {
+    // the service runs all the same (a full disk refuses transactions with #DISK_FULL); the log file has the start
+    logger?.error({ err: e, rn: reg.state.rn }, 'the start could not be journaled');
   }
 }
 
