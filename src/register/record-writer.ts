@@ -29,12 +29,16 @@ export interface Prepared {
   beforeSubmit?: (sq: number) => void;
 }
 
+/** The signature of a record until the store signs it at its commit. */
+const NOT_SIGNED_YET = Buffer.alloc(0);
+
 /**
  * A sealed record on its way to the disk; `done` settles after the commit (rejects with #JOURNAL or
  * #DISK_FULL, or with StaleAttempt when another process wrote the register meanwhile: nothing was written
  * and the register's state has been read back, so the transaction can be run again).
  */
 export interface Submitted {
+  /** its signature is set when `done` resolves (the store may sign it where it writes) */
   sealed: Sealed;
   done: Promise<void>;
 }
@@ -63,8 +67,12 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
     throw e;
   }
   const hash = chainHash(prevHash, text);
-  const sig = ctx.signer.sign(signingPayload(data, hash.toString('hex')));
-  const record: JournalRecord = { ...prepared.index, rid: state.rid, sq, type: prepared.type, data: text, hash, sig };
+  const payload = signingPayload(data, hash.toString('hex'));
+  // a key held here is used by the store's writer thread (the record's signature is needed only by the answer, after the commit)
+  const signingKey = ctx.committer.signsRecords ? ctx.signer.privateKey : undefined;
+  const record: JournalRecord = signingKey
+    ? { ...prepared.index, rid: state.rid, sq, type: prepared.type, data: text, hash, sig: NOT_SIGNED_YET, payload }
+    : { ...prepared.index, rid: state.rid, sq, type: prepared.type, data: text, hash, sig: ctx.signer.sign(payload) };
   if (data.Fis && typeof data.Fis === 'object' && !Array.isArray(data.Fis)) {
     const fn = str(data.Fis, 'FN');
     if (fn) record.fn = fn;
@@ -78,7 +86,7 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   prepared.apply?.(state, sq, data);
   // the TSE initialized, failing or answering again: reported to the portal once the record is committed
   const fiscalEvents = ctx.events ? fiscalStateEvents(counters.country, state.country) : [];
-  const committed = ctx.committer.submit(record);
+  const committed = ctx.committer.submit(record, signingKey);
   const entry = committed.catch(() => undefined);
   reg.pending.set(sq, entry);
   if (prepared.tnKey) reg.pendingTn.set(prepared.tnKey, sq);
@@ -86,8 +94,10 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
   const resume = prepared.refs?.resume;
   if (ref) reg.pendingRef.set(ref, sq);
   if (resume) reg.pendingResume.set(resume, sq);
+  const sealed: Sealed = { data, hash, sig: record.sig };
   const done = committed.then(
     () => {
+      sealed.sig = record.sig;
       if (fiscalEvents.length > 0) ctx.events?.fiscalStateChanged(state.rn, fiscalEvents);
     },
     (e: unknown) => {
@@ -102,7 +112,7 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
     if (ref && reg.pendingRef.get(ref) === sq) reg.pendingRef.delete(ref);
     if (resume && reg.pendingResume.get(resume) === sq) reg.pendingResume.delete(resume);
   });
-  return { sealed: { data, hash, sig }, done };
+  return { sealed, done };
 }
 
 /** Attempts of a transaction whose register another process wrote meanwhile (then RC NO #JOURNAL). */

@@ -17,6 +17,8 @@
  * with StaleAttempt after its state was read back, so that their transactions can be run again from the
  * start. Any other failure is answered as before (the submitter answers #JOURNAL).
  */
+import type { KeyObject } from 'node:crypto';
+import { signWithKey } from '../security/signer.js';
 import { type JournalRecord, type JournalStore, StaleRegister } from './types.js';
 
 /**
@@ -33,6 +35,8 @@ export class StaleAttempt extends Error {
 
 interface Waiting {
   record: JournalRecord;
+  /** the key the store signs the record with (handed over unsigned) */
+  key?: KeyObject;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -41,6 +45,25 @@ interface Batch {
   items: Waiting[];
   /** the serialized state of each register, as of the batch's last record of it */
   states: ReadonlyMap<number, string>;
+  /** the key of the batch's unsigned records */
+  key?: KeyObject;
+}
+
+/**
+ * The key the store signs a batch's records with: the one they were sealed for. Records sealed for another
+ * key (the instance key was replaced meanwhile by a restore) are signed here, so that one key goes along.
+ */
+function batchKey(items: readonly Waiting[]): KeyObject | undefined {
+  let key: KeyObject | undefined;
+  for (const w of items) {
+    if (!w.key) continue;
+    if (key === undefined) key = w.key;
+    else if (w.key !== key && w.record.payload !== undefined) {
+      w.record.sig = signWithKey(w.key, w.record.payload);
+      delete w.key;
+    }
+  }
+  return key;
 }
 
 /**
@@ -86,9 +109,18 @@ export class GroupCommitter {
     private readonly readBack: ReadBack,
   ) {}
 
-  submit(record: JournalRecord): Promise<void> {
+  /** Whether the store signs records handed over unsigned (with a key): then signing leaves the main thread. */
+  get signsRecords(): boolean {
+    return this.store.signsRecords === true;
+  }
+
+  /**
+   * Hands a record to the store; settles after its commit. With `signingKey`, the record carries its
+   * `payload` and an empty `sig`, and the store signs it (see signsRecords); `sig` is set when this resolves.
+   */
+  submit(record: JournalRecord, signingKey?: KeyObject): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ record, resolve, reject });
+      this.queue.push(signingKey ? { record, key: signingKey, resolve, reject } : { record, resolve, reject });
       this.schedule();
     });
   }
@@ -108,9 +140,10 @@ export class GroupCommitter {
     if (items.length === 0) return;
     const states = new Map<number, string>();
     for (const w of items) if (!states.has(w.record.rid)) states.set(w.record.rid, this.stateOf(w.record.rid));
-    const batch: Batch = { items, states };
+    const key = batchKey(items);
+    const batch: Batch = key ? { items, states, key } : { items, states };
     this.inFlight += 1;
-    this.store.append(items.map((w) => w.record), states).then(
+    this.store.append(items.map((w) => w.record), states, key).then(
       () => {
         for (const w of items) w.resolve();
         this.settled();
@@ -189,7 +222,7 @@ export class GroupCommitter {
         if (items.length === 0) break;
         try {
           await this.store.resume();
-          await this.store.append(items.map((w) => w.record), states);
+          await this.store.append(items.map((w) => w.record), states, batchKey(items));
           this.stale.rewritten += items.length;
           for (const w of items) w.resolve();
           items = [];

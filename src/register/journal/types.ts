@@ -3,6 +3,7 @@
  * implement. A journal is append-only: records are never changed, and deleted only by cleaning,
  * from the start of a register's chain and keeping the hash the rest builds on (JournalCut).
  */
+import type { KeyObject } from 'node:crypto';
 import type { Obj } from '../codec/index.js';
 import type { GrandTotals } from '../closing/z-report.js';
 
@@ -67,7 +68,10 @@ export interface JournalRecord {
   resume?: string;
   data: string;
   hash: Buffer;
+  /** the instance signature of `payload`; empty until the store signs it (see JournalStore.signsRecords) */
   sig: Buffer;
+  /** the text the instance key signs (chain.ts signingPayload), on a record handed to the store unsigned */
+  payload?: string;
 }
 
 /** Indexed criteria of GET /find and GET /retrieve; every one given must match. */
@@ -154,7 +158,13 @@ export interface JournalStore {
    * PostgreSQL locks the registers written (in rid order) and refuses with StaleRegister when a register's
    * stored SQ is not the SQ before its first record here (another process appended meanwhile).
    */
-  append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>): Promise<void>;
+  append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>, signingKey?: KeyObject): Promise<void>;
+  /**
+   * True when append signs, with the `signingKey` given, each record that has a `payload` and an empty `sig`
+   * (where the records are written: SQLite's writer thread), setting `sig` on the records passed in before it
+   * resolves. A store without it gets every record signed.
+   */
+  readonly signsRecords?: boolean;
   /** Accepts appends again after a failed one (the caller has read the state back). */
   resume(): Promise<void>;
   /** Records of a register with this TL/TT/TN (any year), oldest first. */

@@ -13,6 +13,12 @@ export interface Signer {
   readonly publicKey: KeyObject;
   /** ECDSA P-256 with SHA-256, signature as r||s (64 bytes) */
   sign(data: Buffer | string): Buffer;
+  /**
+   * The private key, when it is held in this process (a software key): the journal's writer thread signs
+   * with it, so that signing does not take the thread that sequences the requests. A key in a device is
+   * not given out; then records are signed with sign() when they are sealed.
+   */
+  readonly privateKey?: KeyObject;
   publicKeyPem(): string;
 }
 
@@ -24,18 +30,23 @@ export function verifySignature(publicKey: KeyObject, data: Buffer | string, sig
   }
 }
 
+/** The signature of Signer.sign with a key held in this process (any thread). */
+export function signWithKey(key: KeyObject, data: Buffer | string): Buffer {
+  return sign('sha256', typeof data === 'string' ? Buffer.from(data) : data, { key, dsaEncoding: 'ieee-p1363' });
+}
+
 class SoftwareSigner implements Signer {
   readonly keyId: string;
   readonly publicKey: KeyObject;
 
-  constructor(private readonly privateKey: KeyObject) {
+  constructor(readonly privateKey: KeyObject) {
     this.publicKey = createPublicKey(privateKey);
     const der = this.publicKey.export({ type: 'spki', format: 'der' });
     this.keyId = createHash('sha256').update(der).digest('hex').slice(0, 16);
   }
 
   sign(data: Buffer | string): Buffer {
-    return sign('sha256', typeof data === 'string' ? Buffer.from(data) : data, { key: this.privateKey, dsaEncoding: 'ieee-p1363' });
+    return signWithKey(this.privateKey, data);
   }
 
   publicKeyPem(): string {

@@ -3,10 +3,20 @@
  * Used on the main thread, or in the writer thread (writer-thread.ts).
  */
 import type { Database as Db } from 'better-sqlite3';
+import type { KeyObject } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
+import { signWithKey } from '../../security/signer.js';
 import type { JournalRecord } from '../types.js';
 
-export type Appender = (records: readonly JournalRecord[], states: ReadonlyMap<number, string> | ReadonlyArray<[number, string]>) => void;
+/**
+ * Writes records and states in one transaction; returns the signatures it made (JournalStore.signsRecords),
+ * by the records' positions, for records handed over unsigned.
+ */
+export type Appender = (
+  records: readonly JournalRecord[],
+  states: ReadonlyMap<number, string> | ReadonlyArray<[number, string]>,
+  signingKey?: KeyObject,
+) => Array<Buffer | undefined>;
 
 /** Buffers that crossed a thread boundary arrive as plain Uint8Arrays. */
 function buf(v: Uint8Array | undefined): Buffer | null {
@@ -25,15 +35,22 @@ export function createAppender(db: Db): Appender {
     'INSERT INTO journal (rid, sq, type, d, tl, tt, tn, fn, t, nfs, bc, ch, rh, ref, resume, data, hash, sig) VALUES (@rid, @sq, @type, @d, @tl, @tt, @tn, @fn, @t, @nfs, @bc, @ch, @rh, @ref, @resume, @data, @hash, @sig)',
   );
   const updateState = db.prepare('UPDATE registers SET state = ? WHERE rid = ?');
-  return db.transaction((records: readonly JournalRecord[], states: ReadonlyMap<number, string> | ReadonlyArray<[number, string]>) => {
+  return db.transaction((records: readonly JournalRecord[], states: ReadonlyMap<number, string> | ReadonlyArray<[number, string]>, signingKey?: KeyObject) => {
+    const made: Array<Buffer | undefined> = [];
     for (const r of records) {
+      let sig = buf(r.sig);
+      if ((sig === null || sig.length === 0) && r.payload !== undefined && signingKey !== undefined) {
+        sig = signWithKey(signingKey, r.payload);
+        made[made.length] = sig;
+      } else made[made.length] = undefined;
       insert.run({
         rid: r.rid, sq: r.sq, type: r.type, d: r.d, tl: r.tl ?? null, tt: r.tt ?? null, tn: r.tn ?? null, fn: r.fn ?? null,
         t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: buf(r.ch), rh: buf(r.rh), ref: r.ref ?? null, resume: r.resume ?? null,
         // the record's JSON text, compressed: about a fifth of its size for an ordinary receipt
-        data: deflateRawSync(r.data, { level: 3 }), hash: buf(r.hash), sig: buf(r.sig),
+        data: deflateRawSync(r.data, { level: 3 }), hash: buf(r.hash), sig,
       });
     }
     for (const [rid, state] of states) updateState.run(state, rid);
+    return made;
   });
 }

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { journalStoreContract } from '../journal-store.contract.js';
-import { loadOrCreateSigner } from '../../security/signer.js';
+import { loadOrCreateSigner, verifySignature } from '../../security/signer.js';
 import { SqliteJournalStore } from './sqlite-store.js';
 import { VACUUM_STEP } from './maintain.js';
 import { initialState } from '../../registers.js';
-import { GENESIS, chainHash } from '../chain.js';
+import { GENESIS, chainHash, signingPayload, verifyChain } from '../chain.js';
 
 for (const writerThread of [false, true]) {
   journalStoreContract(`SQLite (${writerThread ? 'writer thread' : 'inline'})`, async () => {
@@ -166,3 +166,37 @@ test('SQLite: compacting gives the pages back in small steps, appends posted mea
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+for (const writerThread of [false, true]) {
+  test(`SQLite (${writerThread ? 'writer thread' : 'inline'}): records handed over unsigned are signed with the key given, where they are written`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
+    const store = new SqliteJournalStore(join(dir, 'journal.sqlite'), { writerThread });
+    const signer = loadOrCreateSigner(dir);
+    try {
+      assert.equal(store.signsRecords, true);
+      assert.ok(signer.privateKey, 'a software signer gives its key to the writer');
+      const rid = await store.createRegister('def', initialState('def'));
+      const data = '{"_":"log","SQ":"1","RN":"def"}';
+      const hash = chainHash(GENESIS, data);
+      const payload = signingPayload(JSON.parse(data) as Record<string, unknown>, hash.toString('hex'));
+      const unsigned = { rid, sq: 1, type: 'log' as const, d: '2026-11-28T10:00:00', data, hash, sig: Buffer.alloc(0), payload };
+      // a record signed already keeps its signature
+      const data2 = '{"_":"log","SQ":"2","RN":"def"}';
+      const hash2 = chainHash(hash.toString('hex'), data2);
+      const own = signer.sign(signingPayload(JSON.parse(data2) as Record<string, unknown>, hash2.toString('hex')));
+      const signed = { rid, sq: 2, type: 'log' as const, d: '2026-11-28T10:00:01', data: data2, hash: hash2, sig: own };
+      await store.append([unsigned, signed], new Map(), signer.privateKey);
+      assert.equal(unsigned.sig.length, 64);
+      assert.ok(verifySignature(signer.publicKey, payload, unsigned.sig), 'the signature set on the record verifies with the public key');
+      const stored = await store.get(rid, 1);
+      assert.deepEqual(stored?.sig, unsigned.sig);
+      assert.deepEqual((await store.get(rid, 2))?.sig, own);
+      const report = await verifyChain(store.range(rid, 1), signer.publicKey);
+      assert.equal(report.ok, true, report.broken?.reason);
+      assert.equal(report.count, 2);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}

@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
 import { dirname } from 'node:path';
 import { type StoredRow, recordOfRow } from '../stored-row.js';
 import { Worker } from 'node:worker_threads';
@@ -81,6 +82,15 @@ type Row = StoredRow<number>;
 const recordOf = (r: Row): JournalRecord => recordOfRow(r, (v) => v);
 
 
+/** The signatures the appender made, set on the records handed over unsigned (by position). */
+function setSignatures(records: readonly JournalRecord[], sigs: ReadonlyArray<Uint8Array | undefined>): void {
+  for (let i = 0; i < records.length; i++) {
+    const sig = sigs[i];
+    const r = records[i];
+    if (sig !== undefined && sig !== null && r !== undefined) r.sig = Buffer.isBuffer(sig) ? sig : Buffer.from(sig.buffer, sig.byteOffset, sig.byteLength);
+  }
+}
+
 export class SqliteJournalStore implements JournalStore {
   /** one process owns the file */
   readonly shared = false;
@@ -93,7 +103,8 @@ export class SqliteJournalStore implements JournalStore {
   private readonly selectRange: Statement;
   private readonly appendInline: Appender | undefined;
   private readonly writer: Worker | undefined;
-  private readonly waiting = new Map<number, { resolve: (value: number) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (value: number, sigs?: ReadonlyArray<Uint8Array | undefined>) => void; reject: (e: Error) => void }>();
+  readonly signsRecords = true;
   private nextBatch = 1;
   private writerError: Error | undefined;
   /** inline mode: a failed append stops the later ones until resume() */
@@ -121,11 +132,11 @@ export class SqliteJournalStore implements JournalStore {
       } else {
         this.writer = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData });
       }
-      this.writer.on('message', (m: { id: number; ok: boolean; value?: number; error?: string; code?: string }) => {
+      this.writer.on('message', (m: { id: number; ok: boolean; value?: number; sigs?: Array<Uint8Array | undefined>; error?: string; code?: string }) => {
         const w = this.waiting.get(m.id);
         if (!w) return;
         this.waiting.delete(m.id);
-        if (m.ok) w.resolve(m.value ?? 0);
+        if (m.ok) w.resolve(m.value ?? 0, m.sigs);
         else w.reject(Object.assign(new Error(m.error ?? 'journal write failed'), m.code ? { code: m.code } : {}));
       });
       const fail = (e: Error): void => {
@@ -158,11 +169,11 @@ export class SqliteJournalStore implements JournalStore {
     return Number(info.lastInsertRowid);
   }
 
-  async append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>): Promise<void> {
+  async append(records: readonly JournalRecord[], states: ReadonlyMap<number, string>, signingKey?: KeyObject): Promise<void> {
     if (this.appendInline) {
       if (this.failed) throw this.failed;
       try {
-        this.appendInline(records, states);
+        setSignatures(records, this.appendInline(records, states, signingKey));
       } catch (e) {
         this.failed = e instanceof Error ? e : new Error(String(e));
         throw e;
@@ -171,8 +182,16 @@ export class SqliteJournalStore implements JournalStore {
     }
     if (this.writerError || !this.writer) throw this.writerError ?? new Error('no journal writer');
     const id = this.nextBatch++;
-    const done = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve: () => resolve(), reject }));
-    this.writer.postMessage({ id, records, states: [...states] });
+    const done = new Promise<void>((resolve, reject) =>
+      this.waiting.set(id, {
+        resolve: (_value, sigs) => {
+          setSignatures(records, sigs ?? []);
+          resolve();
+        },
+        reject,
+      }),
+    );
+    this.writer.postMessage({ id, records, states: [...states], ...(signingKey ? { key: signingKey } : {}) });
     return done;
   }
 

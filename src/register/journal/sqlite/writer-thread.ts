@@ -1,9 +1,10 @@
 /**
- * The journal's writer thread: compresses, inserts and commits (fsync) batches posted by the main
+ * The journal's writer thread: signs (records handed over unsigned), compresses, inserts and commits (fsync) batches posted by the main
  * thread, so that the main thread keeps decoding and validating requests while the disk works.
  * It acknowledges a batch only after the commit. Cleaning's steps (maintain.ts) come the same way, so
  * that batches posted meanwhile are committed between two steps.
  */
+import type { KeyObject } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { JournalRecord } from '../types.js';
@@ -14,6 +15,8 @@ interface Batch {
   id: number;
   records: JournalRecord[];
   states: Array<[number, string]>;
+  /** the instance key for the records handed over unsigned (signing here keeps it off the main thread) */
+  key?: KeyObject;
 }
 
 /** A step of cleaning (maintain.ts), taken in turn with the batches. */
@@ -58,8 +61,8 @@ parentPort?.on('message', (msg: Batch | Maintain | 'close' | 'resume') => {
     return;
   }
   try {
-    append(msg.records, msg.states);
-    parentPort?.postMessage({ id: msg.id, ok: true });
+    const sigs = append(msg.records, msg.states, msg.key);
+    parentPort?.postMessage({ id: msg.id, ok: true, sigs });
   } catch (e) {
     failed = failureOf(e);
     parentPort?.postMessage({ id: msg.id, ok: false, ...failed });
