@@ -2,6 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJson } from '../register/codec/json.js';
 import type { Obj } from '../register/codec/model.js';
+import { createHash } from 'node:crypto';
 import { canonicalJson, contentHashes } from './canonical.js';
 
 function esrOf(text: string): Obj {
@@ -41,6 +42,15 @@ describe('contentHashes', () => {
     assert.ok(!a.ch.equals(otherD.ch));
     assert.ok(!a.ch.equals(otherTn.ch));
     assert.ok(!a.ch.equals(noDTn.ch));
+  });
+
+  test('the hashes are SHA-256 of the body without D and TN (rh) and of the body, D and TN (ch): the ones journals hold', () => {
+    const esr = esrOf(base);
+    const { D, TN, ...rest } = esr;
+    const body = JSON.stringify(rest);
+    const h = contentHashes(esr);
+    assert.deepEqual(h.rh, createHash('sha256').update(body).digest().subarray(0, 16));
+    assert.deepEqual(h.ch, createHash('sha256').update(`${body}\u0000${String(D)}\u0000${String(TN)}`).digest().subarray(0, 16));
   });
 
   test('D and TN cannot be swapped into each other', () => {

@@ -27,8 +27,9 @@ export function canonicalJson(v: Tree): string {
  */
 export function contentHashes(esr: { [k: string]: Tree }): { ch: Buffer; rh: Buffer } {
   const { D, TN, ...rest } = esr;
-  const body = JSON.stringify(rest);
-  const rh = createHash('sha256').update(body).digest().subarray(0, 16);
-  const ch = createHash('sha256').update(body).update(`\u0000${typeof D === 'string' ? D : ''}\u0000${typeof TN === 'string' ? TN : ''}`).digest().subarray(0, 16);
+  // one pass over the body: ch continues a copy of the state rh is taken from
+  const hash = createHash('sha256').update(JSON.stringify(rest));
+  const rh = hash.copy().digest().subarray(0, 16);
+  const ch = hash.update(`\u0000${typeof D === 'string' ? D : ''}\u0000${typeof TN === 'string' ? TN : ''}`).digest().subarray(0, 16);
   return { ch, rh };
 }
