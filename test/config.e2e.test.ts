@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type TestService, get, post, sale, startTestService } from './helpers.js';
+import { unpackRecordText } from '../src/register/journal/record-text.js';
 
 let svc: TestService;
 before(async () => {
@@ -72,7 +73,7 @@ describe('/cfg', () => {
     const db = new Database(join(svc.dataDir, 'journal', 'journal.sqlite'), { readonly: true });
     const row = db.prepare('SELECT data FROM journal WHERE sq = ?').get(r.json.TraC.SQ) as { data: Buffer };
     db.close();
-    const rec = JSON.parse((await import('node:zlib')).inflateRawSync(row.data).toString());
+    const rec = JSON.parse(unpackRecordText(row.data));
     assert.deepEqual(rec.ESR.TaxA[0], { _: 'Tax', TaxG: 'C', Prc: '13.00', Net: '10.00', TAmt: '1.30', Amt: '11.30' });
     const state = await get(`${svc.url}/state`);
     assert.equal(state.json.Country, 'AT');

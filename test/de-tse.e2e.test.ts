@@ -10,7 +10,6 @@ import { createPublicKey } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
-import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { parseLog } from '../src/register/fiscal/de/log-message.js';
 import { type DecodedOperation, decodeSystemOperationData } from '../src/register/fiscal/de/system-operations.js';
@@ -19,6 +18,7 @@ import { ROOT, get, post, startTestService, tempDir } from './helpers.js';
 import { request } from 'undici';
 import { pack } from 'tar-stream';
 import { readTar } from '../src/register/fiscal/de/tar.js';
+import { unpackRecordText } from '../src/register/journal/record-text.js';
 
 const LOG_KEYS = ['LogInit', 'LogTime', 'LogAudit', 'LogSystem', 'LogStart', 'LogUpdate', 'LogFinish'];
 
@@ -77,7 +77,7 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
     const rows = db.prepare('SELECT data FROM journal ORDER BY sq').all() as Array<{ data: Buffer }>;
     db.close();
     const logs = rows.flatMap((r) => {
-      const f = JSON.parse(inflateRawSync(r.data).toString()).Fis ?? {};
+      const f = JSON.parse(unpackRecordText(r.data)).Fis ?? {};
       return LOG_KEYS.map((k) => f[k]).filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
     });
     assert.equal(logs.length, 1 + 1 + 1 * 2 + 3 + 3 + 1 + 2, 'the initialization, the clock set, start and finish of the first, three starts, three finishes, the audit of the failure, start and finish after it');
@@ -135,7 +135,7 @@ test('start and finish, parallel transactions, TSE failure; log messages pass op
       const more = db2.prepare("SELECT data FROM journal WHERE type IN ('TraS', 'TraU', 'TraV') AND sq > ? ORDER BY sq").all(rows.length) as Array<{ data: Buffer }>;
       db2.close();
       return more.flatMap((r) => {
-        const f = JSON.parse(inflateRawSync(r.data).toString()).Fis ?? {};
+        const f = JSON.parse(unpackRecordText(r.data)).Fis ?? {};
         return LOG_KEYS.map((k) => f[k]).filter(Boolean).map((b: string) => Buffer.from(b, 'base64'));
       });
     })()));

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type TestService, get, post, sale, startTestService } from './helpers.js';
 import { verifyJournal } from './verify-journal.js';
+import { unpackRecordText } from '../src/register/journal/record-text.js';
 
 let svc: TestService;
 before(async () => {
@@ -96,7 +97,7 @@ describe('formats and encodings', () => {
     const db = new Database(join(svc.dataDir, 'journal', 'journal.sqlite'), { readonly: true });
     const row = db.prepare('SELECT data FROM journal WHERE sq = ?').get(sq) as { data: Buffer };
     db.close();
-    const rec = JSON.parse((await import('node:zlib')).inflateRawSync(row.data).toString());
+    const rec = JSON.parse(unpackRecordText(row.data));
     assert.equal(rec.ESR.PosA[0].Dsc, 'Käse');
     const bom = await request(`${svc.url}/register`, { method: 'POST', body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(sale({ TT: '71' })))]), headers: { 'content-type': 'application/json' } });
     assert.equal(bom.statusCode, 200, await bom.body.text());

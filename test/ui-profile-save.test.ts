@@ -8,11 +8,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
-import { inflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startService } from '../src/register/server.js';
 import { http, post, startTestService, tempDir } from './helpers.js';
+import { unpackRecordText } from '../src/register/journal/record-text.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -65,7 +65,7 @@ function lastCfgRecord(dataDir: string): Record<string, unknown> {
   const db = new Database(join(dataDir, 'journal', 'journal.sqlite'), { readonly: true });
   try {
     const row = db.prepare("SELECT data FROM journal WHERE type = 'Cfg' ORDER BY sq DESC LIMIT 1").get() as { data: Buffer };
-    return JSON.parse(inflateRawSync(row.data).toString()) as Record<string, unknown>;
+    return JSON.parse(unpackRecordText(row.data)) as Record<string, unknown>;
   } finally {
     db.close();
   }

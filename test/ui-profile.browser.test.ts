@@ -7,11 +7,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Page, chromium } from 'playwright-core';
 import { get, http, post, startTestService } from './helpers.js';
+import { unpackRecordText } from '../src/register/journal/record-text.js';
 
 const BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PASSWORD = 's3cret-Pages';
@@ -21,7 +21,7 @@ function cfgRecords(dataDir: string): Array<Record<string, unknown>> {
   const db = new Database(join(dataDir, 'journal', 'journal.sqlite'), { readonly: true });
   try {
     const rows = db.prepare("SELECT data FROM journal WHERE type = 'Cfg' ORDER BY sq").all() as Array<{ data: Buffer }>;
-    return rows.map((r) => JSON.parse(inflateRawSync(r.data).toString()) as Record<string, unknown>);
+    return rows.map((r) => JSON.parse(unpackRecordText(r.data)) as Record<string, unknown>);
   } finally {
     db.close();
   }

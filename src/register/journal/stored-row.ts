@@ -1,8 +1,8 @@
 /**
- * A journal row as both stores keep it (the record text deflated, the optional index columns null when
+ * A journal row as both stores keep it (the record text compressed, record-text.ts, the optional index columns null when
  * absent) and its JournalRecord. Ids come as numbers (SQLite) or int8 strings (PostgreSQL).
  */
-import { inflateRawSync } from 'node:zlib';
+import { unpackRecordText } from './record-text.js';
 import type { JournalRecord, RecordType } from './types.js';
 
 export interface StoredRow<Id> {
@@ -14,7 +14,7 @@ export interface StoredRow<Id> {
 const OPTIONAL = ['tl', 'tt', 'tn', 'fn', 't', 'nfs', 'bc', 'ch', 'rh', 'ref', 'resume'] as const;
 
 export function recordOfRow<Id>(r: StoredRow<Id>, id: (v: Id) => number): JournalRecord {
-  const rec: JournalRecord = { rid: id(r.rid), sq: id(r.sq), type: r.type as RecordType, d: r.d, data: inflateRawSync(r.data).toString('utf8'), hash: r.hash, sig: r.sig };
+  const rec: JournalRecord = { rid: id(r.rid), sq: id(r.sq), type: r.type as RecordType, d: r.d, data: unpackRecordText(r.data), hash: r.hash, sig: r.sig };
   const out = rec as unknown as Record<string, unknown>;
   for (const k of OPTIONAL) if (r[k] !== null) out[k] = r[k];
   return rec;

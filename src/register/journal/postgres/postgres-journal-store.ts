@@ -14,9 +14,9 @@
  */
 import pg from 'pg';
 import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
-import { deflateRawSync } from 'node:zlib';
 import { inTransaction, openPool } from '../../../shared/postgres.js';
 import { type StoredRow, recordOfRow } from '../stored-row.js';
+import { packRecordText } from '../record-text.js';
 import {
   FIND_EQUAL_COLUMNS,
   RegisterExists, StaleRegister,
@@ -80,8 +80,8 @@ export function appendArguments(records: readonly JournalRecord[], states: Reado
     col((r) => r.tl ?? null), col((r) => r.tt ?? null), col((r) => r.tn ?? null), col((r) => r.fn ?? null),
     col((r) => r.t ?? null), col((r) => r.nfs ?? null), col((r) => r.bc ?? null), col((r) => r.ch ?? null), col((r) => r.rh ?? null),
     col((r) => r.ref ?? null), col((r) => r.resume ?? null),
-    // the record's JSON text, compressed as in SQLite: about a fifth of its size for an ordinary receipt
-    col((r) => deflateRawSync(r.data, { level: 3 })),
+    // the record's JSON text, compressed as in SQLite (record-text.ts)
+    col((r) => packRecordText(r.data)),
     col((r) => r.hash), col((r) => r.sig),
   ];
 }

@@ -4,8 +4,8 @@
  */
 import type { Database as Db } from 'better-sqlite3';
 import type { KeyObject } from 'node:crypto';
-import { deflateRawSync } from 'node:zlib';
 import { signWithKey } from '../../security/signer.js';
+import { packRecordText } from '../record-text.js';
 import type { JournalRecord } from '../types.js';
 
 /**
@@ -46,8 +46,7 @@ export function createAppender(db: Db): Appender {
       insert.run({
         rid: r.rid, sq: r.sq, type: r.type, d: r.d, tl: r.tl ?? null, tt: r.tt ?? null, tn: r.tn ?? null, fn: r.fn ?? null,
         t: r.t ?? null, nfs: r.nfs ?? null, bc: r.bc ?? null, ch: buf(r.ch), rh: buf(r.rh), ref: r.ref ?? null, resume: r.resume ?? null,
-        // the record's JSON text, compressed: about a fifth of its size for an ordinary receipt
-        data: deflateRawSync(r.data, { level: 3 }), hash: buf(r.hash), sig,
+        data: packRecordText(r.data), hash: buf(r.hash), sig,
       });
     }
     for (const [rid, state] of states) updateState.run(state, rid);
