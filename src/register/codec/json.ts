@@ -77,18 +77,64 @@ function toValue(v: unknown, depth: number, trail: Trail, where: () => string, b
   return undefined;
 }
 
+/**
+ * Whether a parsed body is the string model already (strings, objects and arrays only, as a POS sending
+ * every value as a string writes it), checked as toValue checks it; then it is used as it is, without a
+ * copy. Answers false at the first number, boolean or null: toValue then converts a copy.
+ */
+function stringsOnly(v: unknown, depth: number, trail: Trail, where: () => string, budget: ParseBudget): boolean {
+  if (typeof v === 'string') {
+    checkText(v, 'json', where);
+    return true;
+  }
+  if (v === null || typeof v !== 'object') return false;
+  checkDepth(depth, 'json', where, budget.limits);
+  if (Array.isArray(v)) {
+    budget.count(v.length, where);
+    for (let i = 0; i < v.length; i++) {
+      trail.push(i);
+      const ok = stringsOnly(v[i], depth + 1, trail, where, budget);
+      trail.pop();
+      if (!ok) return false;
+    }
+    return true;
+  }
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  budget.keys(keys.length, where);
+  budget.count(keys.length, where);
+  for (const k of keys) {
+    trail.push(k);
+    checkName(k, 'json', where);
+    const ok = stringsOnly(o[k], depth + 1, trail, where, budget);
+    trail.pop();
+    if (!ok) return false;
+  }
+  return true;
+}
+
 /** Parses a JSON body `{"Root": {...}}` without losing the text of numbers, within `limits` (guard.ts). */
 export function decodeJson(text: string, limits: ParseLimits = PARSE_LIMITS): Doc {
-  const budget = new ParseBudget('json', limits);
-  let parsed: unknown;
+  let fast: Json;
   try {
-    const fast = JSON.parse(text) as Json;
-    parsed = hasNumber(fast, 0, limits) ? parseLossless(text, null, (source: string) => source) : fast;
+    fast = JSON.parse(text) as Json;
   } catch (e) {
     throw new FiscalError('#MALFORMED', { format: 'JSON', detail: e instanceof Error ? e.message : String(e) });
   }
   const trail: Trail = [];
-  const value = toValue(parsed, 0, trail, () => trailText(trail), budget);
+  const where = (): string => trailText(trail);
+  let value: Value | undefined;
+  if (stringsOnly(fast, 0, trail, where, new ParseBudget('json', limits))) value = fast as Value;
+  else {
+    trail.length = 0;
+    let parsed: unknown;
+    try {
+      parsed = hasNumber(fast, 0, limits) ? parseLossless(text, null, (source: string) => source) : fast;
+    } catch (e) {
+      throw new FiscalError('#MALFORMED', { format: 'JSON', detail: e instanceof Error ? e.message : String(e) });
+    }
+    value = toValue(parsed, 0, trail, where, new ParseBudget('json', limits));
+  }
   if (!isObj(value)) {
     throw new FiscalError('#MALFORMED', { format: 'JSON', detail: 'expected an object with one root property such as {"Tra":{...}}' });
   }
