@@ -191,7 +191,7 @@ export class AuthorityDelivery {
     try {
       let result: DeliveryResult;
       try {
-        result = await this.send(reg, port, data, false, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw));
+        result = await this.send(reg, port, data, false, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw, port.defaultTimeoutMs));
       } catch (e) {
         const reason = messageOf(e);
         this.queueOf(rn).set(sq, { sq, fn, since: str(data, 'TS') ?? '', attempts: 1, nextAt: Date.now() + (this.pauses[0] ?? 5000), lastError: reason });
@@ -246,7 +246,7 @@ export class AuthorityDelivery {
     const data = JSON.parse(record.data) as Obj;
     this.mark(rn, w.sq, true);
     try {
-      const ms = Math.max(LATER_TIMEOUT_MS, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw));
+      const ms = Math.max(LATER_TIMEOUT_MS, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw, port.defaultTimeoutMs));
       // the company data in force when the receipt was issued (a changed tax number would not match its ZKI/ZOI)
       const result = await this.send(reg, port, data, true, ms, await cfgAt(this.ctx, reg, w.sq));
       await journalAnswer(this.ctx, reg, port, { rsq: w.sq, fn: w.fn }, result, true);
