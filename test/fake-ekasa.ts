@@ -131,6 +131,7 @@ export async function startFakeEkasa(opts: { mode?: FakeEkasaMode; error?: { cod
   const dir = tempDir('fake-ekasa-');
   const sockets = new Set<Socket>();
   let error = opts.error ?? { code: '-1', message: 'Interná chyba systému e-kasa.' };
+  let closed = false;
   const state: FakeEkasa = {
     url: `http://127.0.0.1:${port}/ekasa/services/EkasaService`,
     received: [],
@@ -142,6 +143,7 @@ export async function startFakeEkasa(opts: { mode?: FakeEkasaMode; error?: { cod
     },
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
         for (const s of sockets) s.destroy();
         server.close(() => {
           rmSync(dir, { recursive: true, force: true });
@@ -151,6 +153,8 @@ export async function startFakeEkasa(opts: { mode?: FakeEkasaMode; error?: { cod
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: string): void => {
+    // a delayed answer after the fake was closed
+    if (closed) return;
     if (state.mode === 'down') {
       req.socket.destroy();
       return;
