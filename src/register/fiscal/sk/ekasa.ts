@@ -6,7 +6,8 @@
  * The receipt id (UID) of the answer is added to the receipt (withId).
  */
 import { FiscalError } from '../../../shared/errors.js';
-import { type Obj, classifyData, obj, str } from './data.js';
+import { type Obj, obj, str } from '../../codec/index.js';
+import { classify } from '../../esr/business-case.js';
 import type { AuthorityPort, DeliveryInput, DeliveryResult } from '../authority.js';
 import { postToEkasa } from './client.js';
 import { endpointOf } from './endpoint.js';
@@ -31,7 +32,9 @@ export class EkasaAuthority implements AuthorityPort {
   async deliver(input: DeliveryInput): Promise<DeliveryResult> {
     let xml: string;
     try {
-      const { esr, fis, bc } = classifyData(input.data);
+      const esr = obj(input.data, 'ESR') ?? {};
+      const fis = obj(input.data, 'Fis') ?? {};
+      const bc = classify(esr);
       const pkp = str(fis, 'PKP');
       const okp = str(fis, 'OKP');
       const cashRegisterCode = str(fis, 'CashRegisterCode');
