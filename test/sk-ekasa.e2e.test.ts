@@ -125,6 +125,17 @@ test('Slovakia: certificate, PKP/OKP and UID online, eKasa away and the UID deli
     assert.match(sentParagon?.xml ?? '', /ParagonNumber="12"/);
     assert.ok((p.json.TraC.Fis.Tag as Array<{ Label: string; Value: string }>).some((t) => t.Label === 'Číslo paragónu:' && t.Value === '12'));
 
+    // a return naming the first receipt by its FN: the returned item carries the original's OKP
+    const ret = await post(`${svc.url}/register`, sale({ RFN: fisA.FN, PosA: [{ _: 'Pos', PN: '1', Dsc: 'Káva', TaxG: 'A', Amt: '-3.50', Qty: '-1' }], PayA: [{ _: 'Pay', Dsc: 'Hotovosť', PayG: 'cash', Amt: '-3.50' }] }));
+    assert.equal(ret.status, 200, ret.text);
+    assert.ok(ret.json.TraC.Fis.UID, ret.text);
+    const sentReturn = ekasa.received.find((x) => x.uid === ret.json.TraC.Fis.UID);
+    assert.match(sentReturn?.xml ?? '', new RegExp(`ItemType="V"[^>]*ReferenceReceiptId="${fisA.OKP}"`));
+    assert.equal(sentReturn?.amount, '-3.50');
+    const noRef = await post(`${svc.url}/register`, sale({ PosA: [{ _: 'Pos', PN: '1', Dsc: 'Káva', TaxG: 'A', Amt: '-3.50', Qty: '-1' }], PayA: [{ _: 'Pay', Dsc: 'Hotovosť', PayG: 'cash', Amt: '-3.50' }] }));
+    assert.equal(noRef.status, 400, noRef.text);
+    assert.match(noRef.text, /RFiscal/);
+
     // a refusal: journaled, the POS told, not retried
     ekasa.setMode('error', { code: '-5', message: 'Neplatný kód pokladnice.' });
     const r = await post(`${svc.url}/register`, sale());
@@ -142,7 +153,7 @@ test('Slovakia: certificate, PKP/OKP and UID online, eKasa away and the UID deli
     writeFileSync(zip, Buffer.from(await exp.body.arrayBuffer()));
     const ok = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'sk', '--key', cert.certFile, zip], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.equal(ok.status, 0, `${ok.stdout}${ok.stderr}`);
-    assert.match(ok.stdout, /OK: 4 eKasa receipts, every PKP verifies/);
+    assert.match(ok.stdout, /OK: 5 eKasa receipts, every PKP verifies/);
     const other = makeEkasaCertificate(CODE);
     const wrong = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'sk', '--key', other.certFile, zip], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.equal(wrong.status, 1, `${wrong.stdout}${wrong.stderr}`);

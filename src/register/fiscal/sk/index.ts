@@ -64,11 +64,10 @@ export class SkModule implements FiscalModule {
     if (paragon !== undefined && !/^[1-9]\d{0,8}$/.test(paragon.trim())) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.SK_ParagonNumber', detail: 'the number of the paper receipt (paragón): digits without a leading zero, at most 9' });
     const invoice = invoiceNumberOf(esr);
     if (invoice !== undefined && invoice.length > 50) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.SK_InvoiceNumber', detail: 'at most 50 characters' });
-    if ((bc.kind === 'return' || bc.kind === 'void') && !str(esr, 'RFiscal') && !str(esr, 'RFN')) {
-      throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFiscal', detail: 'a return or void names the original receipt: its UID in RFiscal, or its FN in RFN' });
-    }
-    // the items as eKasa will read them (rates, seller ids): refused now, not after the receipt is journaled
-    ekasaReceiptOf({ esr: { D: '2000-01-01T00:00:00', ...esr }, bc, referenceReceiptId: 'O-00000000000000000000000000000000' });
+    // the items as eKasa will read them (rates, seller ids, the original a returned item names): refused now,
+    // not after the receipt is journaled; an RFN is resolved to the original's id when it is fiscalized
+    const named = str(esr, 'RFiscal') ?? (str(esr, 'RFN') || str(esr, 'RTN') ? 'O-00000000000000000000000000000000' : undefined);
+    ekasaReceiptOf({ esr: { D: '2000-01-01T00:00:00', ...esr }, bc, ...(named ? { referenceReceiptId: named } : {}) });
   }
 
   prepare(input: PrepareInput): Promise<void> {

@@ -160,7 +160,7 @@ export function ekasaReceiptOf(input: ReceiptInput): EkasaReceipt {
       ...sellerOf(pos, field),
     };
     if (itemType === 'V' || itemType === 'O') {
-      if (!input.referenceReceiptId) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFiscal', detail: 'a return or void names the receipt id (or OKP) of the original receipt' });
+      if (!input.referenceReceiptId) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFiscal', detail: 'a returned or corrected item names the original receipt: its UID in RFiscal, or its FN in RFN' });
       item.referenceReceiptId = input.referenceReceiptId;
     }
     const voucher = str(pos, 'VouN')?.trim();

@@ -229,6 +229,10 @@ describe('SkModule', () => {
     fail(receipt({ SK_ParagonNumber: 'abc' }), 'ESR.SK_ParagonNumber');
     fail(receipt({ T: '-1.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '-1.00', TaxG: 'A', RFN: '1' }], TaxA: [] }), 'ESR.RFiscal');
     fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'Q' }], TaxA: [] }), 'ESR.PosA[0].TaxG');
+    // buying back returnable packaging has a negative total but returns nothing sold: no original to name
+    const buyBack = receipt({ T: '-0.26', PosA: [{ _: 'Pos', PTY: 'Dep', Dsc: 'Vratná fľaša', Amt: '-0.26', Qty: '-2', TaxG: 'D' }], TaxA: [] });
+    assert.equal(classify(buyBack).kind, 'return');
+    sk.validate(buyBack, classify(buyBack));
     // training is not reported: no rules of eKasa
     const training = receipt({ Test: '1', TN: '017' });
     sk.validate(training, classify(training));
