@@ -5,7 +5,7 @@
  * `sha1sum`; the UID in the answer, /find and /render; eKasa unreachable: RC OK with the OKP, PKP and the offline
  * QR code and #AUTHORITY_PENDING, delivered later (SendingCount 2) once eKasa answers again; a paragon; a
  * refusal journaled; the journal export verified with `efr verify --country sk --key <certificate>`, and a
- * wrong certificate named.
+ * wrong certificate named; a receipt waiting longer than the law's 48 hours counted as overdue in /state.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { ManualClock } from '../src/shared/clock.js';
 import { ROOT, get, post, startTestService, tempDir, until } from './helpers.js';
 import { makeEkasaCertificate, startFakeEkasa } from './fake-ekasa.js';
 
@@ -161,6 +162,34 @@ test('Slovakia: certificate, PKP/OKP and UID online, eKasa away and the UID deli
     const noKey = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'sk', zip], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.equal(noKey.status, 1);
     assert.match(noKey.stderr, /--key/);
+  } finally {
+    await svc.close();
+    await ekasa.close();
+  }
+});
+
+test('Slovakia: a receipt eKasa has not received after 48 hours is counted as overdue in /state, until it is delivered', async () => {
+  const ekasa = await startFakeEkasa({ mode: 'down' });
+  const clock = new ManualClock(new Date());
+  const svc = await startTestService({ dataDir: tempDir('efr-sk-late-'), clock, env: { EFR_FISCAL_RETRY_MS: '300' } });
+  try {
+    assert.equal((await post(`${svc.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Test Fiscal_Url=${ekasa.url} Fiscal_Timeout=300 SK_SwId=ABC123` })).status, 200);
+    assert.equal((await post(`${svc.url}/cfg`, CFG)).status, 200);
+    const cert = makeEkasaCertificate(CODE);
+    assert.equal((await post(`${svc.url}/cer/fiscal`, { fiscalCert: cert.p12.toString('base64'), password: cert.password })).status, 200);
+    const a = await post(`${svc.url}/register`, sale());
+    assert.equal(a.json.TraC.Result.ErrorCode, '#AUTHORITY_PENDING', a.text);
+    const queue = async (): Promise<Record<string, string>> => (await get(`${svc.url}/state`)).json.FiscalQueue.def;
+    assert.equal((await queue()).Queued, '1');
+    assert.equal((await queue()).Overdue, undefined);
+    clock.advance(47 * 3_600_000);
+    assert.equal((await queue()).Overdue, undefined, 'within 48 hours');
+    clock.advance(2 * 3_600_000);
+    assert.equal((await queue()).Overdue, '1', 'past 48 hours');
+    ekasa.setMode('ok');
+    await until('the overdue receipt delivered', async () => ((await get(`${svc.url}/state`)).json.FiscalQueued === 0 ? true : undefined), 15_000);
+    assert.equal((await get(`${svc.url}/state`)).json.FiscalQueue.def, undefined);
+    assert.equal(ekasa.received.filter((r) => r.uid).length, 1);
   } finally {
     await svc.close();
     await ekasa.close();

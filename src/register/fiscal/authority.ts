@@ -56,6 +56,8 @@ export interface AuthorityPort {
   readonly codeName?: string;
   /** Fiscal_Timeout when the profile does not set it, where the law limits the authority's answer (Slovakia: 2 s) */
   readonly defaultTimeoutMs?: number;
+  /** how long after its issue the law allows a receipt to be delivered later (Slovakia: 48 hours); /state counts those waiting longer */
+  readonly laterLimitMs?: number;
   /** whether this journaled record is reported to the authority (receipts; not Z, training or non-fiscal records) */
   reports(data: Obj): boolean;
   /** sends one receipt; resolves the id or the refusal, throws on a network failure, a timeout or an unreadable answer */

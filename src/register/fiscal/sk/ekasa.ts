@@ -18,12 +18,15 @@ import { ekasaRequest, newMessageId, parseEkasaAnswer } from './request-xml.js';
 
 /** eKasa's time limit for its answer (hraničná doba odozvy), the default of Fiscal_Timeout for Slovak registers. */
 export const EKASA_RESPONSE_LIMIT_MS = 2000;
+/** A receipt issued without its id is sent to eKasa within 48 hours. */
+export const EKASA_LATER_LIMIT_MS = 48 * 3_600_000;
 
 export class EkasaAuthority implements AuthorityPort {
   readonly name = 'eKasa';
   readonly idName = 'UID';
   readonly codeName = 'OKP';
   readonly defaultTimeoutMs = EKASA_RESPONSE_LIMIT_MS;
+  readonly laterLimitMs = EKASA_LATER_LIMIT_MS;
 
   reports(data: Obj): boolean {
     return str(data, '_') === 'Tra' && str(obj(data, 'Fis') ?? {}, 'PKP') !== undefined;
