@@ -259,7 +259,7 @@ export function makeEkasaCertificate(cashRegisterCode: string, dir: string = tem
     const r = spawnSync('openssl', args, { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`openssl ${args[0] ?? ''}: ${r.stderr}`);
   };
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '30', '-subj', `/C=SK/O=Predajna s.r.o./CN=${cashRegisterCode}`]);
+  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '365', '-subj', `/C=SK/O=Predajna s.r.o./CN=${cashRegisterCode}`]);
   run(['pkcs12', '-export', '-inkey', keyFile, '-in', certFile, '-out', p12File, '-passout', 'pass:demo']);
   return { dir, keyPem: readFileSync(keyFile, 'utf8'), keyFile, certFile, p12: readFileSync(p12File), password: 'demo' };
 }

@@ -68,6 +68,9 @@ test('Slovakia: certificate, PKP/OKP and UID online, eKasa away and the UID deli
     const cert = makeEkasaCertificate(CODE);
     const up = await post(`${svc.url}/cer/fiscal`, { fiscalCert: cert.p12.toString('base64'), password: cert.password });
     assert.equal(up.status, 200, up.text);
+    // the certificate cannot tell test from production: no warning compares it with Fiscal_Test
+    assert.equal(up.json.CertificateC.Result.Warning, undefined, up.text);
+    assert.equal((await get(`${svc.url}/state`)).json.FiscalCertificate.def.Warning, undefined);
 
     // online: the UID comes back, PKP and OKP are the ones openssl computes for the same key and fields
     const a = await post(`${svc.url}/register`, sale());

@@ -58,6 +58,8 @@ export interface AuthorityPort {
   readonly defaultTimeoutMs?: number;
   /** how long after its issue the law allows a receipt to be delivered later (Slovakia: 48 hours); /state counts those waiting longer */
   readonly laterLimitMs?: number;
+  /** false where a certificate does not tell test from production (Slovakia): Fiscal_Test alone chooses, no warning compares them */
+  readonly certificateNamesSystem?: boolean;
   /** whether this journaled record is reported to the authority (receipts; not Z, training or non-fiscal records) */
   reports(data: Obj): boolean;
   /** sends one receipt; resolves the id or the refusal, throws on a network failure, a timeout or an unreadable answer */

@@ -27,6 +27,8 @@ export class EkasaAuthority implements AuthorityPort {
   readonly codeName = 'OKP';
   readonly defaultTimeoutMs = EKASA_RESPONSE_LIMIT_MS;
   readonly laterLimitMs = EKASA_LATER_LIMIT_MS;
+  /** test and production authentication data name the register alike: Fiscal_Test alone chooses the system */
+  readonly certificateNamesSystem = false;
 
   reports(data: Obj): boolean {
     return str(data, '_') === 'Tra' && str(obj(data, 'Fis') ?? {}, 'PKP') !== undefined;
