@@ -35,6 +35,8 @@ commands:
                          Register signature chain (RSA-SHA1)
             efr verify --country dk [--key <pem>] <export.zip|saft.xml>: a Danish SAF-T Cash
                          Register signature chain (RSA-SHA512, each transaction's certificate)
+            efr verify --country sk --key <certificate.pem> <jou.zip>: a Slovak journal: its chain,
+                         every receipt's PKP (RSA-SHA256 by the certificate) and OKP (SHA-1 of the PKP)
             no, dk: the SHA-256 fingerprint of every key used is printed: compare it with the
             declared key. --key <pem> (repeatable) pins it: NO the declared public key, DK the
             expected certificate or public key; a signature by any other key is a failure naming

@@ -94,7 +94,7 @@ function authorityState(ctx: ServiceContext, visible: (rn: string) => boolean, i
       certificates[rn] = { Warning: ['no fiscal certificate is installed: receipts are refused (POST /cer/fiscal)'] };
       continue;
     }
-    const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, now);
+    const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, now, moduleFor(reg.state.cfg).authority?.certificateNamesSystem !== false);
     certificates[rn] = { ...fiscalCertificateView(cert, now), ...(warnings.length ? { Warning: warnings } : {}) };
   }
   const queues = Object.fromEntries(Object.entries(queue?.registers ?? {}).filter(([rn]) => visible(rn)));

@@ -54,6 +54,12 @@ export interface AuthorityPort {
   readonly idName: string;
   /** the name of the protective code the receipt carries until then: ZKI, ZOI */
   readonly codeName?: string;
+  /** Fiscal_Timeout when the profile does not set it, where the law limits the authority's answer (Slovakia: 2 s) */
+  readonly defaultTimeoutMs?: number;
+  /** how long after its issue the law allows a receipt to be delivered later (Slovakia: 48 hours); /state counts those waiting longer */
+  readonly laterLimitMs?: number;
+  /** false where a certificate does not tell test from production (Slovakia): Fiscal_Test alone chooses, no warning compares them */
+  readonly certificateNamesSystem?: boolean;
   /** whether this journaled record is reported to the authority (receipts; not Z, training or non-fiscal records) */
   reports(data: Obj): boolean;
   /** sends one receipt; resolves the id or the refusal, throws on a network failure, a timeout or an unreadable answer */
@@ -65,9 +71,9 @@ export interface AuthorityPort {
 /** Fiscal_Timeout when the profile does not set it: how long the POS waits for the authority's id. */
 const DEFAULT_FISCAL_TIMEOUT_MS = 3000;
 
-/** How long the POS waits for the authority (profile attribute Fiscal_Timeout, ms, at least 100). */
-export function fiscalTimeoutOf(attributes: ReadonlyMap<string, string>): number {
+/** How long the POS waits for the authority (profile attribute Fiscal_Timeout, ms, at least 100; else the authority's default). */
+export function fiscalTimeoutOf(attributes: ReadonlyMap<string, string>, fallbackMs: number = DEFAULT_FISCAL_TIMEOUT_MS): number {
   const v = attributes.get('fiscal_timeout');
   const n = v !== undefined && /^\d{1,7}$/.test(v) ? Number(v) : NaN;
-  return Number.isFinite(n) && n >= 100 ? n : DEFAULT_FISCAL_TIMEOUT_MS;
+  return Number.isFinite(n) && n >= 100 ? n : fallbackMs;
 }

@@ -190,12 +190,13 @@ export function fiscalCertificateView(cert: AuthorityCertificate, now: Date): Re
   return { Serial: cert.serial, Subject: cert.subject, Issuer: cert.issuer, ValidTo: cert.notAfter.toISOString(), DaysLeft: String(daysLeft(cert, now)), Test: cert.test ? 'true' : 'false' };
 }
 
-/** Warnings about a register's certificate: expired or expiring soon, test vs production against Fiscal_Test. */
-export function fiscalCertificateWarnings(cert: AuthorityCertificate, attributes: ReadonlyMap<string, string>, now: Date): string[] {
+/** Warnings about a register's certificate: expired or expiring soon, test vs production against Fiscal_Test (where the certificate tells). */
+export function fiscalCertificateWarnings(cert: AuthorityCertificate, attributes: ReadonlyMap<string, string>, now: Date, matchTestSystem = true): string[] {
   const warnings: string[] = [];
   const days = daysLeft(cert, now);
   if (days < 0) warnings.push(`the fiscal certificate expired on ${cert.notAfter.toISOString()}: receipts are refused until a valid one is installed`);
   else if (days < EXPIRY_WARNING_DAYS) warnings.push(`the fiscal certificate expires in ${days} days (${cert.notAfter.toISOString()}): renew it with the certificate authority and install the new one`);
+  if (!matchTestSystem) return warnings;
   const test = reportsToTestSystem(attributes);
   if (cert.test && !test) warnings.push('this is a test certificate but the register reports to the production system: set the profile attribute Fiscal_Test or install the production certificate');
   if (!cert.test && test) warnings.push('Fiscal_Test is set (test system) but this is a production certificate');

@@ -16,6 +16,7 @@ import { HrModule } from './hr/index.js';
 import { SiModule } from './si/index.js';
 import { NoModule } from './no/index.js';
 import { DkModule } from './dk/index.js';
+import { SkModule } from './sk/index.js';
 import type { FiscalModule } from './module.js';
 import { GENERIC_LETTERS, type TaxLetters } from './tax-letters.js';
 
@@ -32,6 +33,7 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   SI: () => new SiModule(),
   NO: () => new NoModule(),
   DK: () => new DkModule(),
+  SK: () => new SkModule(),
 };
 
 /**

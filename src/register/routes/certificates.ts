@@ -17,6 +17,7 @@ import { authorizationJwt, communicationCertificate, communicationFile, normalSe
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { storeServerCertificate } from '../security/tls-certificate.js';
 import { fiscalCertificate, fiscalCertificateView, fiscalCertificateWarnings, storeFiscalCertificate } from '../fiscal/certificate-store.js';
+import { moduleFor } from '../fiscal/registry.js';
 import { formatOf, guarded, queryOf, sendDoc } from './http.js';
 
 const MAX_CERTIFICATE_BYTES = 1024 * 1024;
@@ -85,6 +86,12 @@ async function uploadOf(req: FastifyRequest, field: string, jsonField: string, p
     return { data: value ? fromText(value, pemAllowed) : Buffer.alloc(0), ...(password === undefined ? {} : { password }) };
   }
   return { data: body };
+}
+
+/** Whether the register's authority tells test from production certificates (not Slovakia's eKasa). */
+function namesSystem(ctx: ServiceContext, rn: string): boolean {
+  const reg = ctx.registers.get(rn);
+  return !reg || moduleFor(reg.state.cfg).authority?.certificateNamesSystem !== false;
 }
 
 function describe(cert: X509Certificate): Obj {
@@ -156,7 +163,7 @@ export function certificateRoutes(app: FastifyInstance, ctx: ServiceContext): vo
       }),
     );
 
-    // the fiscal certificate of a register (Croatia, Slovenia): PKCS#12, the key stored sealed
+    // the fiscal certificate of a register (Croatia, Slovenia, Slovakia): PKCS#12, the key stored sealed
     scope.post('/cer/fiscal', async (req, res) =>
       guarded(ctx, req, res, ROOT, async () => {
         const q = queryOf(req);
@@ -166,7 +173,7 @@ export function certificateRoutes(app: FastifyInstance, ctx: ServiceContext): vo
         const upload = await uploadOf(req, 'fiscalCert', 'fiscalCert', true);
         if (upload.data.length === 0) throw new FiscalError('#CERTIFICATE', { detail: 'no certificate given (raw body, JSON field fiscalCert or form field fiscalCert)' });
         const cert = storeFiscalCertificate(ctx.dataDir, rn, upload.data, upload.password ?? q.password ?? q.passphrase);
-        const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, ctx.clock.now());
+        const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, ctx.clock.now(), namesSystem(ctx, rn));
         req.log.info({ type: 'FISCAL', rn, serial: cert.serial, subject: cert.subject, test: cert.test, validTo: cert.notAfter.toISOString() }, 'fiscal certificate installed');
         // what needs the certificate first (Slovenia: the business premise's registration) goes now
         for (const reg of rn === 'def' ? ctx.registers.list() : [ctx.registers.get(rn)]) if (reg) await configChanged(ctx, reg);
@@ -180,7 +187,7 @@ export function certificateRoutes(app: FastifyInstance, ctx: ServiceContext): vo
         const rn = q.rn || (q.tl && q.tt) ? rnOfQuery(ctx, q) : 'def';
         const cert = fiscalCertificate(ctx.dataDir, rn);
         if (!cert) throw new FiscalError('#NOT_FOUND', { value: `fiscal certificate of register ${rn}` });
-        const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, ctx.clock.now());
+        const warnings = fiscalCertificateWarnings(cert, ctx.profiles.settings(rn).raw, ctx.clock.now(), namesSystem(ctx, rn));
         return sendDoc(res, formatOf(req), ROOT, { Result: warnings.length ? { RC: 'OK', Warning: warnings } : { RC: 'OK' }, RN: rn, ...fiscalCertificateView(cert, ctx.clock.now()) });
       }),
     );

@@ -20,6 +20,7 @@ import { type AuthorityPort, type DeliveryResult, fiscalTimeoutOf } from '../aut
 import { fiscalCertificate } from '../certificate-store.js';
 import { answerOfRecord, authorityOf, fisWithAnswer, journalAnswer } from './answers.js';
 import { cfgAt } from '../../render/receipt-source.js';
+import { parseLocalDateTime } from '../../esr/datetime.js';
 
 /** A later delivery waits at least this long for the authority (no POS waits for it). */
 const LATER_TIMEOUT_MS = 15_000;
@@ -191,7 +192,7 @@ export class AuthorityDelivery {
     try {
       let result: DeliveryResult;
       try {
-        result = await this.send(reg, port, data, false, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw));
+        result = await this.send(reg, port, data, false, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw, port.defaultTimeoutMs));
       } catch (e) {
         const reason = messageOf(e);
         this.queueOf(rn).set(sq, { sq, fn, since: str(data, 'TS') ?? '', attempts: 1, nextAt: Date.now() + (this.pauses[0] ?? 5000), lastError: reason });
@@ -246,7 +247,7 @@ export class AuthorityDelivery {
     const data = JSON.parse(record.data) as Obj;
     this.mark(rn, w.sq, true);
     try {
-      const ms = Math.max(LATER_TIMEOUT_MS, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw));
+      const ms = Math.max(LATER_TIMEOUT_MS, fiscalTimeoutOf(this.ctx.profiles.settings(rn).raw, port.defaultTimeoutMs));
       // the company data in force when the receipt was issued (a changed tax number would not match its ZKI/ZOI)
       const result = await this.send(reg, port, data, true, ms, await cfgAt(this.ctx, reg, w.sq));
       await journalAnswer(this.ctx, reg, port, { rsq: w.sq, fn: w.fn }, result, true);
@@ -324,7 +325,19 @@ export class AuthorityDelivery {
     return n;
   }
 
-  /** The queue as /state shows it: per register the waiting receipts, the oldest, the last failure. */
+  /** How many of a register's waiting receipts are older than the law allows for a later delivery. */
+  private overdue(rn: string, list: readonly Waiting[]): number {
+    const reg = this.ctx.registers.get(rn);
+    const limit = reg ? authorityOf(reg)?.laterLimitMs : undefined;
+    if (limit === undefined) return 0;
+    const now = this.ctx.clock.now().getTime();
+    return list.filter((w) => {
+      const since = parseLocalDateTime(w.since.slice(0, 19));
+      return since !== undefined && now - since.getTime() > limit;
+    }).length;
+  }
+
+  /** The queue as /state shows it: per register the waiting receipts, the oldest, the last failure, those past the law's limit. */
   status(): { queued: number; registers: Obj } {
     let queued = 0;
     const registers: Obj = {};
@@ -335,7 +348,8 @@ export class AuthorityDelivery {
       const list = [...q.values()].sort((a, b) => a.sq - b.sq);
       const first = list[0];
       const lastError = list.map((w) => w.lastError).filter((e): e is string => e !== undefined).pop();
-      registers[rn] = { ...(isObj(registers[rn]) ? registers[rn] : {}), Queued: String(q.size), OldestFN: first?.fn ?? '', OldestD: first?.since ?? '', ...(lastError ? { LastError: lastError } : {}) };
+      const overdue = this.overdue(rn, list);
+      registers[rn] = { ...(isObj(registers[rn]) ? registers[rn] : {}), Queued: String(q.size), OldestFN: first?.fn ?? '', OldestD: first?.since ?? '', ...(lastError ? { LastError: lastError } : {}), ...(overdue > 0 ? { Overdue: String(overdue) } : {}) };
     }
     return { queued, registers };
   }

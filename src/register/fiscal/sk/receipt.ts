@@ -1,0 +1,176 @@
+/**
+ * The eKasa receipt (ReceiptData of RegisterReceiptRequest) of a Slovak ESR: the receipt type (PD a cash
+ * register receipt, UF the payment of an invoice: SK_InvoiceNumber), the paragon (a receipt written on paper
+ * during an outage and registered afterwards: SK_ParagonNumber), the amount and the items: each position
+ * (K, or V returned, O a correction of an earlier receipt, VP a voucher used, OZ an advance deducted, VO
+ * returnable packaging) with its VAT rate, and its discounts (the Mods allocated to it) as Z items of the same
+ * rate. Amounts have two decimals; returns and voids keep their negative prices, quantities are positive.
+ * The VAT totals (TaxBaseBasic etc.) are not sent: the financial administration asked the registers to leave
+ * them out from 1 January 2025. docs/countries/sk.md.
+ */
+import { FiscalError } from '../../../shared/errors.js';
+import { type Dec, abs, fmt, parseDec, round, sign, sub } from '../../../shared/money.js';
+import { type Obj, lines, str } from '../../codec/index.js';
+import type { BusinessCase } from '../../esr/business-case.js';
+import { analyzePositions, isPos, qtyOf } from '../../esr/tax.js';
+import { SK_LETTERS } from './letters.js';
+
+export type ReceiptType = 'PD' | 'UF';
+export type ItemType = 'K' | 'V' | 'O' | 'Z' | 'VP' | 'OZ' | 'VO';
+
+export interface EkasaItem {
+  name: string;
+  itemType: ItemType;
+  quantity: string;
+  vatRate: string;
+  price: string;
+  referenceReceiptId?: string;
+  voucherNumber?: string;
+  specialRegulation?: string;
+  sellerId?: string;
+  sellerIdType?: 'ICDPH' | 'DIC';
+}
+
+export interface EkasaReceipt {
+  receiptType: ReceiptType;
+  receiptNumber: string;
+  amount: string;
+  /** local issue time `YYYY-MM-DDThh:mm:ss` (ESR.D) */
+  issued: string;
+  paragonNumber?: string;
+  invoiceNumber?: string;
+  customerId?: string;
+  customerIdType?: 'ICO' | 'DIC' | 'ICDPH' | 'INE';
+  items: EkasaItem[];
+}
+
+/** An amount with exactly two decimals (rounded half away from zero when it has more). */
+export function amount2(text: string | undefined, field: string): string {
+  const d = parseDec(text ?? '');
+  if (!d) throw new FiscalError('#INVALID_VALUE', { field, detail: `not an amount: "${text ?? ''}"` });
+  return fmt(round(d, 2), 2);
+}
+
+function rateText(d: Dec): string {
+  return fmt(d, Math.max(0, Math.min(2, d.s)));
+}
+
+/** The VAT rate of a position: its tax group's Prc in TaxA, a letter of the Slovak table, or `NN%`. */
+function vatRateOf(esr: Obj, pos: Obj, field: string): string {
+  const token = (str(pos, 'TaxG') ?? '').trim().split(/\s+/)[0] ?? '';
+  const tax = lines(esr, 'TaxA').find((t) => str(t, 'TaxG') === token && !str(t, 'TTY'));
+  const text = tax ? str(tax, 'Prc') : Object.hasOwn(SK_LETTERS, token) ? SK_LETTERS[token] : /^(\d+(?:\.\d+)?)%$/.exec(token)?.[1];
+  const rate = parseDec(text ?? '');
+  if (!rate) throw new FiscalError('#INVALID_VALUE', { field: `${field}.TaxG`, detail: `no VAT rate for tax group "${token}"` });
+  return rateText(rate);
+}
+
+/** The invoice a receipt pays (SK_InvoiceNumber of the ESR or of its positions, all the same); undefined for a PD. */
+export function invoiceNumberOf(esr: Obj): string | undefined {
+  const numbers = new Set<string>();
+  const top = str(esr, 'SK_InvoiceNumber')?.trim();
+  if (top) numbers.add(top);
+  lines(esr, 'PosA').filter(isPos).forEach((p) => {
+    const n = str(p, 'SK_InvoiceNumber')?.trim();
+    if (n) numbers.add(n);
+  });
+  if (numbers.size > 1) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.SK_InvoiceNumber', detail: `one receipt pays one invoice (eKasa receipt type UF), got ${[...numbers].join(', ')}` });
+  return numbers.size === 1 ? [...numbers][0] : undefined;
+}
+
+function itemTypeOf(pos: Obj, amt: Dec, bc: BusinessCase): ItemType {
+  const pty = str(pos, 'PTY');
+  const negative = sign(amt) < 0;
+  if (pty === 'Vou' && negative) return 'VP';
+  if (pty === 'Adv' && negative) return 'OZ';
+  if (pty === 'Dep') return 'VO';
+  if (!negative) return 'K';
+  if (bc.kind === 'void') return 'O';
+  if (bc.kind === 'return' || str(pos, 'RFN') !== undefined) return 'V';
+  // a negative line without a reference: a discount given as a position of its own
+  return 'Z';
+}
+
+function sellerOf(pos: Obj, field: string): Pick<EkasaItem, 'sellerId' | 'sellerIdType'> {
+  const type = str(pos, 'SK_SellerIdType');
+  const id = str(pos, 'SK_SellerId')?.trim();
+  if (type === undefined || type === 'NONE') return {};
+  if (!id) throw new FiscalError('#MISSING_FIELD', { field: `${field}.SK_SellerId` });
+  if (type === 'IC_DPH') {
+    if (!/^[A-Z]{2}[0-9A-Z]{2,13}$/.test(id)) throw new FiscalError('#INVALID_VALUE', { field: `${field}.SK_SellerId`, detail: `"${id}" is not a VAT number (IČ DPH)` });
+    return { sellerId: id, sellerIdType: 'ICDPH' };
+  }
+  if (!/^\d{10}$/.test(id)) throw new FiscalError('#INVALID_VALUE', { field: `${field}.SK_SellerId`, detail: `"${id}" is not a DIČ (10 digits)` });
+  return { sellerId: id, sellerIdType: 'DIC' };
+}
+
+function customerOf(esr: Obj): Pick<EkasaReceipt, 'customerId' | 'customerIdType'> {
+  const ctm = esr.Ctm;
+  if (ctm === undefined || typeof ctm !== 'object' || Array.isArray(ctm)) return {};
+  const taxId = str(ctm as Obj, 'TaxId')?.replace(/\s+/g, '').toUpperCase();
+  if (!taxId) return {};
+  if (/^SK\d{10}$/.test(taxId)) return { customerId: taxId, customerIdType: 'ICDPH' };
+  if (/^\d{10}$/.test(taxId)) return { customerId: taxId, customerIdType: 'DIC' };
+  if (/^\d{8}$/.test(taxId)) return { customerId: taxId, customerIdType: 'ICO' };
+  return { customerId: taxId.slice(0, 40), customerIdType: 'INE' };
+}
+
+export interface ReceiptInput {
+  esr: Obj;
+  bc: BusinessCase;
+  /** the id of the original receipt a return or void names (its UID, else its OKP), from Fis.RefReceiptId */
+  referenceReceiptId?: string;
+}
+
+/** The eKasa receipt of an ESR; throws FiscalError naming the field that cannot be mapped. */
+export function ekasaReceiptOf(input: ReceiptInput): EkasaReceipt {
+  const { esr, bc } = input;
+  const issued = str(esr, 'D');
+  if (!issued) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.D' });
+  const receipt: EkasaReceipt = {
+    receiptType: 'PD',
+    receiptNumber: str(esr, 'TN') ?? '',
+    amount: amount2(str(esr, 'T') ?? '0', 'ESR.T'),
+    issued: issued.slice(0, 19),
+    items: [],
+    ...customerOf(esr),
+  };
+  const paragon = str(esr, 'SK_ParagonNumber')?.trim();
+  if (paragon) receipt.paragonNumber = paragon;
+  const invoice = invoiceNumberOf(esr);
+  if (invoice !== undefined) {
+    // the payment of an invoice names the invoice, not its items
+    receipt.receiptType = 'UF';
+    receipt.invoiceNumber = invoice;
+    return receipt;
+  }
+  const posA = lines(esr, 'PosA');
+  const analysed = analyzePositions(posA);
+  for (const info of analysed) {
+    const pos = posA[info.index] as Obj;
+    const field = `ESR.PosA[${info.index}]`;
+    const itemType = itemTypeOf(pos, info.amt, bc);
+    const vatRate = vatRateOf(esr, pos, field);
+    const item: EkasaItem = {
+      name: (str(pos, 'Dsc') ?? '').trim().slice(0, 255) || '-',
+      itemType,
+      quantity: fmt(abs(qtyOf(pos))),
+      vatRate,
+      price: fmt(round(info.amt, 2), 2),
+      ...sellerOf(pos, field),
+    };
+    if (itemType === 'V' || itemType === 'O') {
+      if (!input.referenceReceiptId) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFiscal', detail: 'a returned or corrected item names the original receipt: its UID in RFiscal, or its FN in RFN' });
+      item.referenceReceiptId = input.referenceReceiptId;
+    }
+    const voucher = str(pos, 'VouN')?.trim();
+    if (itemType === 'VP' && voucher) item.voucherNumber = voucher.slice(0, 50);
+    const special = str(pos, 'SK_SpecialRegulation')?.trim();
+    if (special) item.specialRegulation = special.slice(0, 255);
+    receipt.items.push(item);
+    const discount = sub(info.modified, info.amt);
+    if (sign(discount) !== 0) receipt.items.push({ name: 'Zľava', itemType: 'Z', quantity: '1', vatRate, price: fmt(round(discount, 2), 2) });
+  }
+  if (receipt.items.length === 0) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.PosA', detail: 'an eKasa cash register receipt (PD) has at least one item' });
+  return receipt;
+}
