@@ -16,6 +16,7 @@ import { HrModule } from './hr/index.js';
 import { SiModule } from './si/index.js';
 import { NoModule } from './no/index.js';
 import { DkModule } from './dk/index.js';
+import { SeModule } from './se/index.js';
 import type { FiscalModule } from './module.js';
 import { GENERIC_LETTERS, type TaxLetters } from './tax-letters.js';
 
@@ -32,6 +33,7 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   SI: () => new SiModule(),
   NO: () => new NoModule(),
   DK: () => new DkModule(),
+  SE: () => new SeModule(),
 };
 
 /**
@@ -40,7 +42,6 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
  * has no such export.
  */
 const NOT_YET_AVAILABLE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  SE: { saft: "Sweden's SAF-T export (type saft for registers of SE) is not available yet in this version" },
 };
 
 /** Why a country's export the specification lists is not available yet; undefined when it is not such a gap. */
