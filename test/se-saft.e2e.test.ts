@@ -259,7 +259,7 @@ test('Sweden: a day of receipts signed by the control unit, copies and training 
   }
 });
 
-test('Sweden: receipts need the organisation number and the control unit; its key is in the backup, a lost key stops every receipt', async () => {
+test('Sweden: receipts need the organisation number and the control unit; its key is in the backup and signs on after a restore, a lost key stops every receipt', async () => {
   const dataDir = tempDir('efr-se-rules-');
   let svc = await startTestService({ dataDir });
   try {
@@ -284,7 +284,26 @@ test('Sweden: receipts need the organisation number and the control unit; its ke
 
     const backup = await download(`${svc.url}/backup`);
     const names = Object.keys(await unzip(backup, tempDir('efr-se-rules-b-')));
-    assert.ok(names.some((n) => /^files\/se\/_?def\/control-unit\.key\.pem$/.test(n)), names.join(', '));
+    assert.ok(names.some((n) => /^files\/se\/def\/control-unit\.key\.pem$/.test(n)), names.join(', '));
+
+    // restored into a fresh instance: the same control unit signs on, one chain across the restore
+    const fresh = await startTestService({ dataDir: tempDir('efr-se-restored-') });
+    try {
+      const restored = await request(`${fresh.url}/backup/restore`, { method: 'POST', body: backup, headers: { 'content-type': 'application/zip' } });
+      assert.equal(restored.statusCode, 200, await restored.body.text());
+      const b = await post(`${fresh.url}/register`, sale('7.00', '0.00'));
+      assert.equal(b.status, 200, b.text);
+      assert.equal(b.json.TraC.Fis.FN, '2');
+      assert.equal(b.json.TraC.Fis.ControlUnit, a.json.TraC.Fis.ControlUnit, 'the restored unit');
+      const work = tempDir('efr-se-restored-x-');
+      const exportFile = join(work, 'export.zip');
+      writeFileSync(exportFile, await download(`${fresh.url}/export?type=saft`));
+      const verified = efrVerify(exportFile);
+      assert.equal(verified.code, 0, verified.out);
+      assert.match(verified.out, /all 2 receipt signatures verify/);
+    } finally {
+      await fresh.close();
+    }
 
     await svc.close();
     rmSync(join(dataDir, 'se', 'def', 'control-unit.key.pem'));
