@@ -35,9 +35,9 @@ commands:
                          Register signature chain (RSA-SHA1)
             efr verify --country dk [--key <pem>] <export.zip|saft.xml>: a Danish SAF-T Cash
                          Register signature chain (RSA-SHA512, each transaction's certificate)
-            efr verify --country se [--key <pem>] <export.zip|saft.xml>: a Swedish SAF-T Cash
-                         Register export: the control unit's signatures (ECDSA P-256) of
-                         receipts and copies
+            efr verify --country se [--key <pem>] <export.zip|saft.xml|jou.zip>: a Swedish SAF-T
+                         Cash Register export or journal export: the control unit's signatures
+                         (ECDSA P-256) of receipts and copies (a journal export needs --key)
             no, dk, se: the SHA-256 fingerprint of every key used is printed: compare it with the
             declared key. --key <pem> (repeatable) pins it: NO the declared public key, DK the
             expected certificate or public key, SE the control unit's public key; a signature by

@@ -251,6 +251,16 @@ test('Sweden: a day of receipts signed by the control unit, copies and training 
     const vatChanged = await tampered(tx1, tx1.slice(0, tx1.length - tx1Vat.length) + tx1Vat.replace('<vatAmnt>2.40</vatAmnt>', '<vatAmnt>2.30</vatAmnt>'), 'vat.zip');
     assert.notEqual(vatChanged.code, 0, vatChanged.out);
     assert.match(vatChanged.out, /nr 1\b/);
+    // the journal export: its own chain, and the control unit's signatures from the records, with the unit's key
+    const jouFile = join(tempDir('efr-se-jou-'), 'jou.zip');
+    writeFileSync(jouFile, await download(`${svc.url}/export?type=jou`));
+    const jouGood = efrVerify(jouFile, join(work, 'pub.pem'));
+    assert.equal(jouGood.code, 0, jouGood.out);
+    assert.match(jouGood.out, /control unit: OK: 5 cashtransactions in 1 registers, all 5 receipt signatures verify/);
+    assert.match(jouGood.out, /1 copy signatures verify/);
+    const jouNoKey = efrVerify(jouFile);
+    assert.notEqual(jouNoKey.code, 0, jouNoKey.out);
+    assert.match(jouNoKey.out, /give it with --key/);
     const copyTime = await tampered(copyEvent, copyEvent.replace(/<eventTime>[^<]*<\/eventTime>/, '<eventTime>23:59:59</eventTime>'), 'copy.zip');
     assert.notEqual(copyTime.code, 0, copyTime.out);
     assert.match(copyTime.out, /copy/);

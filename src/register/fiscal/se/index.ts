@@ -169,7 +169,7 @@ export class SeModule implements FiscalModule {
     state.country[UNIT] = unit.id;
     addCopy(state.country, str(original, 'AmntIn'));
     const code = controlCodeOf(signature);
-    const fis: Obj = { D: fisD, RFN: nr, CopySignature: signature, ControlCode: code, ControlUnit: unit.id };
+    const fis: Obj = { D: fisD, RFN: nr, RegisterID: registerId, CopySignature: signature, ControlCode: code, ControlUnit: unit.id };
     if (training) fis.Training = '1';
     const originalEsr = input.original && isObj(input.original.ESR) ? input.original.ESR : esr;
     fis.Tag = this.tags(state, originalEsr, headingOf('reprint', false), orgNr, nr, code, unit.id);

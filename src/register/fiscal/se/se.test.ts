@@ -25,6 +25,7 @@ import { SeModule } from './index.js';
 import { readSwedishFile } from './read-file.js';
 import { SAFT_SE_NAMESPACE, swedishSaftXml } from './saft-xml.js';
 import { verifySwedishFile } from './verify.js';
+import { swedishFileOfRecords } from './verify-journal.js';
 
 const CFG: Obj = { Cmp: { Nam: 'Kaffe Nord AB', Adr: 'Storgatan', AdrNr: '1', Zip: '111 22', City: 'Stockholm', Ctry: 'SE', Org: '556677-8899' }, Loc: { TL: '1' }, Trm: { TT: 'K1' } };
 
@@ -146,6 +147,18 @@ test('a day of Swedish receipts: signed and chained by the control unit, printed
     assert.ok(good.ok, JSON.stringify(good.broken));
     assert.equal(good.registers[0]?.verified, 6);
     assert.equal(good.copies, 1);
+
+    // the same receipts and copy read from the journal records' Fis, as `efr verify --country se <jou.zip>` does
+    const fromJournal = swedishFileOfRecords(records);
+    assert.ok(typeof fromJournal !== 'string');
+    const journal = verifySwedishFile(fromJournal, keyFor);
+    assert.ok(journal.ok, JSON.stringify(journal.broken));
+    assert.equal(journal.registers[0]?.verified, 6);
+    assert.equal(journal.copies, 1);
+    const changedFis = records.map((r) => (r.SQ === '3' ? { ...r, Fis: { ...(r.Fis as Obj), AmntIn: '2.50' } } : r));
+    const changedFile = swedishFileOfRecords(changedFis);
+    assert.ok(typeof changedFile !== 'string');
+    assert.equal(verifySwedishFile(changedFile, keyFor).broken?.nr, '2');
 
     // from the middle: without previous-signature.txt the first one is not checked; with it, it is
     const later = swedishSaftXml({ records, cfg: CFG, registerId: 'K1', period: { from: '2026-11-23T10:05' }, created: new Date(2026, 10, 24), software: { name: 'efr', version: '1', company: 'efr' } });

@@ -68,7 +68,7 @@ function checker(keyFor: (id: string) => KeyObject | string, pinned: readonly Pi
     if (pinned.length === 0) {
       if (typeof key === 'string') return `no key for control unit ${unitId}: ${key}`;
       if (!verifies(data, key, signature)) return `the signature does not verify with the key of control unit ${unitId} (the receipt was changed, the chain is broken, or another key signed it)`;
-      use(key, `control unit ${unitId} (control-unit-${unitId}.pem of the export)`);
+      use(key, `control unit ${unitId} (control-unit-${unitId}.pem)`);
       return undefined;
     }
     if (typeof key !== 'string' && !pinned.some((p) => p.fingerprint === keyFingerprint(key))) {
@@ -164,7 +164,8 @@ async function readZip(path: string): Promise<Inputs | string> {
   return typeof files === 'string' ? files : { ...files, pemFor: (id) => pems.get(id), where: 'in the zip' };
 }
 
-function keysBeside(path: string): (id: string) => string | undefined {
+/** The PEM of a control unit's key beside a file (`control-unit-<id>.pem`), read when first asked for. */
+export function keysBeside(path: string): (id: string) => string | undefined {
   const dir = dirname(path);
   return (id) => {
     const file = join(dir, `control-unit-${id}.pem`);
@@ -172,7 +173,8 @@ function keysBeside(path: string): (id: string) => string | undefined {
   };
 }
 
-function keyLookup(pemFor: (id: string) => string | undefined, where: string): (id: string) => KeyObject | string {
+/** A key look-up over PEM texts: parses each once, and says why a unit has no usable key. */
+export function keyLookup(pemFor: (id: string) => string | undefined, where: string): (id: string) => KeyObject | string {
   const cache = new Map<string, KeyObject | string>();
   return (id) => {
     const known = cache.get(id);
@@ -193,16 +195,23 @@ function keyLookup(pemFor: (id: string) => string | undefined, where: string): (
   };
 }
 
+/** The --key files as pinned ECDSA keys, or a text saying why one is unusable. */
+export function readPinnedEcKeys(paths: readonly string[]): PinnedKey[] | string {
+  const pinned: PinnedKey[] = [];
+  for (const path of paths) {
+    const p = readPinnedKey(path);
+    if (typeof p === 'string') return p;
+    if (p.key.asymmetricKeyType !== 'ec') return `--key ${path} is not an ECDSA key`;
+    pinned.push(p);
+  }
+  return pinned;
+}
+
 /** Verifies an export zip, or a bare XML with control-unit-<id>.pem and previous-signature.txt beside it; `keys` are the --key PEM files. */
 export async function verifySwedishExport(path: string, options: { keys?: readonly string[] } = {}): Promise<VerifyOutcome> {
   const broken = (reason: string): VerifyOutcome => ({ ok: false, text: `BROKEN: ${reason}` });
-  const pinned: PinnedKey[] = [];
-  for (const k of options.keys ?? []) {
-    const p = readPinnedKey(k);
-    if (typeof p === 'string') return broken(p);
-    if (p.key.asymmetricKeyType !== 'ec') return broken(`--key ${k} is not an ECDSA key`);
-    pinned.push(p);
-  }
+  const pinned = readPinnedEcKeys(options.keys ?? []);
+  if (typeof pinned === 'string') return broken(pinned);
   const inputs = await readExportInput<Inputs>(path, readZip, (bytes) => {
     const previous = previousBeside(path);
     return { xml: bytes, pemFor: keysBeside(path), where: `beside ${path}`, ...(previous !== undefined ? { previous } : {}) };
