@@ -119,7 +119,7 @@ describe('GET /export?target=', () => {
 
 describe('GET /export?type=saft of a Swedish register', () => {
   test("answered with the Swedish SAF-T zip; another country without the export is told whose export it is", async () => {
-    const cfg = { Cfg: { Cmp: { Nam: 'Kaffe AB', Ctry: 'SE', TaxId: 'SE556677889901' }, Loc: { TL: '1' }, Trm: { TT: '1' } } };
+    const cfg = { Cfg: { Cmp: { Nam: 'Kaffe AB', Ctry: 'SE', Org: '556677-8899' }, Loc: { TL: '1' }, Trm: { TT: '1' } } };
     assert.equal((await post(`${svc.url}/cfg?rn=SE1&password=exp-pw`, cfg)).status, 200);
     const res = await download('type=saft&rn=SE1&password=exp-pw');
     assert.equal(res.status, 200, res.body.toString('utf8', 0, 400));

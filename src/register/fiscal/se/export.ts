@@ -7,6 +7,7 @@
  * the zip from the journal read in passes (saft-cash-register/passes.ts).
  */
 import { ZipFile } from 'yazl';
+import { obj } from '../../codec/index.js';
 import type { ExportFile, ExportRequest } from '../module.js';
 import { readRecords, streamIntoZip } from '../saft-cash-register/export-stream.js';
 import type { SaftScan } from '../saft-cash-register/passes.js';
@@ -22,8 +23,10 @@ export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   const created = ctx.clock.now();
   let scan: SaftScan | undefined;
   // the whole journal of the register, read in passes: the period's records are chosen by the writer, the older ones give the grand totals
+  // the file's companyIdent is the organisation number (Cmp.Org or the VAT number's), also when no receipt of the period signed one
+  const cmp = obj(cfg, 'Cmp') ?? {};
   const chunks = swedishSaftXmlChunks({
-    records: () => readRecords(ctx.store.range(reg.state.rid, 1)), cfg, registerId: registerIdOf(reg.state), period, created,
+    records: () => readRecords(ctx.store.range(reg.state.rid, 1)), cfg: { ...cfg, Cmp: { ...cmp, TaxId: `SE${orgNr}01` } }, registerId: registerIdOf(reg.state), period, created,
     software: { name: 'efr fiscal register', version: ctx.version, company: 'efr' },
     onScanned: (s) => { scan = s; },
   });

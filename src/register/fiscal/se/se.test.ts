@@ -148,6 +148,11 @@ test('a day of Swedish receipts: signed and chained by the control unit, printed
     assert.equal(good.registers[0]?.verified, 6);
     assert.equal(good.copies, 1);
 
+    // a period without receipts: a valid file naming the organisation number all the same
+    const empty = swedishSaftXml({ records: [], cfg: { ...CFG, Cmp: { ...(CFG.Cmp as Obj), TaxId: 'SE556677889901' } }, registerId: 'K1', period: { from: '2026-12-01', till: '2026-12-01' }, created: new Date(2026, 11, 2), software: { name: 'efr', version: '1', company: 'efr' } });
+    lint(empty, dataDir);
+    assert.match(empty, /<companyIdent>5566778899<\/companyIdent>/);
+
     // the same receipts and copy read from the journal records' Fis, as `efr verify --country se <jou.zip>` does
     const fromJournal = swedishFileOfRecords(records);
     assert.ok(typeof fromJournal !== 'string');
