@@ -46,6 +46,14 @@ function headingOf(kind: string, training: boolean): string {
   return HEADING[kind] ?? 'KVITTO';
 }
 
+/** What a signed receipt is in the X/Z figures: training only as training, the change float apart from the sales. */
+function countsAs(bc: BusinessCase, training: boolean): Counts {
+  if (training) return 'training';
+  if (bc.kind === 'payin' || bc.kind === 'payout') return bc.kind;
+  if (bc.kind === 'return' || bc.kind === 'void') return 'return';
+  return bc.fiscal ? 'sale' : 'other';
+}
+
 /** The state's keys of the module: the receipt number, the chain's last signature, the control unit used last. */
 const NR = 'se|nr';
 const SIG = 'se|sig';
@@ -124,8 +132,7 @@ export class SeModule implements FiscalModule {
     state.country[NR] = nr;
     state.country[SIG] = signature;
     state.country[UNIT] = unit.id;
-    const counts: Counts = training ? 'training' : bc.kind === 'payin' ? 'payin' : bc.kind === 'payout' ? 'payout' : bc.kind === 'return' || bc.kind === 'void' ? 'return' : bc.fiscal ? 'sale' : 'other';
-    addReceipt(state.country, esr, counts);
+    addReceipt(state.country, esr, countsAs(bc, training));
     const code = controlCodeOf(signature);
     const fis: Obj = {
       D: fisD,
