@@ -26,7 +26,7 @@ export function saftFileName(orgNr: string, created: Date): string {
   return `SAF-T Cash Register_${orgNr}_${fileStamp(created)}.xml`;
 }
 
-/** Sweden's rates and their codes: 25 % MP1, 12 % MP2, 6 % MP3 (the VAT return's boxes 10-12), 0 % MF (exempt). */
+/** Sweden's rates and their codes in the file (ours: Sweden publishes no SAF-T code list): 25 % MP1, 12 % MP2, 6 % MP3, 0 % MF (exempt). */
 const RATES: ReadonlyArray<[string, string, string]> = [
   ['25', 'MP1', 'Moms 25 %'],
   ['12', 'MP2', 'Moms 12 %'],
