@@ -27,6 +27,9 @@ export interface ControlUnit {
   sign(controlData: Buffer): Buffer | undefined;
 }
 
+/** How the module reaches a register's control unit: the software unit here, or a certified unit's driver. */
+export type ControlUnitOpener = (dataDir: string, rn: string, mayCreate: boolean) => ControlUnit;
+
 export const KEY_FILE = 'control-unit.key.pem';
 const UNITS = 'units';
 

@@ -20,7 +20,7 @@ import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
 import { cashTransType, signedAmounts } from '../saft-cash-register/cash-transaction.js';
 import { type ReceiptType, controlCodeOf, controlData, orgNrOf, printedOrgNr, registerIdOf, vatOf } from './control-data.js';
-import { type ControlUnit, openControlUnit } from './control-unit.js';
+import { type ControlUnit, type ControlUnitOpener, openControlUnit } from './control-unit.js';
 import { type Counts, addCopy, addReceipt, closeDay, dayOf, grandOf, reportTags } from './day-figures.js';
 import { exportSaft } from './export.js';
 import { SE_FILES } from './files.js';
@@ -67,6 +67,9 @@ export class SeModule implements FiscalModule {
   readonly verifier = SE_VERIFIER;
   private readonly generic = new GenericModule('SE', SE_LETTERS);
 
+  /** `openUnit`: the register's control unit; the software unit unless a certified unit's driver is given */
+  constructor(private readonly openUnit: ControlUnitOpener = openControlUnit) {}
+
   validate(esr: Obj, bc: BusinessCase): void {
     // net prices (TaxN) are not what the signed amounts and the export's lines are made of
     if (str(esr, 'TaxN') === '1') throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TaxN', detail: 'Swedish receipts carry gross amounts (incl. VAT); TaxN=1 is not supported' });
@@ -86,7 +89,7 @@ export class SeModule implements FiscalModule {
 
   /** The register's control unit; #DEVICE_FAILED when it does not answer (no receipt without it). */
   private unit(dataDir: string, state: { rn: string; country: Record<string, string> }): ControlUnit {
-    const unit = openControlUnit(dataDir, state.rn, state.country[UNIT] === undefined);
+    const unit = this.openUnit(dataDir, state.rn, state.country[UNIT] === undefined);
     if (!unit.available()) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
     return unit;
   }

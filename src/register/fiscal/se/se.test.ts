@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../../../test/helpers.js';
@@ -20,7 +20,7 @@ import { initialState } from '../../registers.js';
 import type { FiscalInput } from '../module.js';
 import { keyFingerprint } from '../saft-cash-register/pinned-keys.js';
 import { controlData } from './control-data.js';
-import { openControlUnit } from './control-unit.js';
+import { type ControlUnit, openControlUnit } from './control-unit.js';
 import { SeModule } from './index.js';
 import { readSwedishFile } from './read-file.js';
 import { SAFT_SE_NAMESPACE, swedishSaftXml } from './saft-xml.js';
@@ -230,6 +230,45 @@ test('a Swedish receipt needs the organisation number; a copy needs a signed ori
     assert.equal(tags(trainingZ)['Z-dagrapport nr'], undefined);
     const x = m.fiscalize(input({ TL: '1', TT: 'K1', NFS: 'X' }));
     assert.equal(tags(x)['Antal kvitton'], '1', 'the training Z closed nothing');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('another control unit behind the interface (a certified unit\'s driver) signs the same control data; the verifier checks it under its own number; a unit that stops answering stops the receipts', () => {
+  const dataDir = tempDir('efr-se-unit-other-');
+  try {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    let answering = true;
+    const certified: ControlUnit = {
+      id: 'CERT0000000000042',
+      publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }) as string,
+      available: () => answering,
+      sign: (data) => (answering ? sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }) : undefined),
+    };
+    const m = new SeModule(() => certified);
+    const state = { ...initialState('def'), rid: 1, cfg: CFG };
+    const records: Obj[] = [];
+    const run = (esr: Obj): Obj => {
+      const bc = classify(esr);
+      const sq = records.length + 1;
+      const fis = m.fiscalize({ rn: 'def', sq, prevHash: '', now: new Date(2026, 10, 23, 11, sq, 0), type: 'Tra', esr, bc, state, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false });
+      records.push({ _: 'Tra', SQ: String(sq), TS: `2026-11-23T11:${String(sq).padStart(2, '0')}:00`, BC: bc.kind, ESR: esr, Fis: fis });
+      return fis;
+    };
+    const a = run(receipt('40.00', '0.00'));
+    assert.equal(tags(a).Kontrollenhet, 'CERT0000000000042');
+    assert.equal(a.KeyVersion, 'CERT0000000000042');
+    run(receipt('12.00', '11.20'));
+    const xml = swedishSaftXml({ records, cfg: CFG, registerId: 'K1', period: {}, created: new Date(2026, 10, 24), software: { name: 'efr', version: '1', company: 'efr' } });
+    const report = verifySwedishFile(readSwedishFile(xml, SAFT_SE_NAMESPACE), (id) => (id === certified.id ? publicKey : `no key ${id}`));
+    assert.ok(report.ok, JSON.stringify(report.broken));
+    assert.equal(report.registers[0]?.verified, 2);
+
+    answering = false;
+    const before = { ...state.country };
+    assert.equal(fiscalError(() => run(receipt('1.00', '0.00'))).code, '#DEVICE_FAILED');
+    assert.deepEqual(state.country, before, 'no number taken, nothing counted');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
