@@ -24,7 +24,7 @@ import { type ControlUnit, openControlUnit } from './control-unit.js';
 import { SeModule } from './index.js';
 import { readSwedishFile } from './read-file.js';
 import { SAFT_SE_NAMESPACE, swedishSaftXml } from './saft-xml.js';
-import { verifySwedishFile } from './verify.js';
+import { keyLookup, verifySwedishFile } from './verify.js';
 import { swedishFileOfRecords } from './verify-journal.js';
 
 const CFG: Obj = { Cmp: { Nam: 'Kaffe Nord AB', Adr: 'Storgatan', AdrNr: '1', Zip: '111 22', City: 'Stockholm', Ctry: 'SE', Org: '556677-8899' }, Loc: { TL: '1' }, Trm: { TT: 'K1' } };
@@ -196,6 +196,11 @@ test('a day of Swedish receipts: signed and chained by the control unit, printed
     assert.match(broken(xml.replace(copyEvent, copyEvent.replace(/<eventTime>[^<]*</, '<eventTime>11:00:00<'))), /copy .*does not verify/);
     assert.match(broken(xml.replace(copyEvent, copyEvent + copyEvent)), /copied more than once/);
     assert.match(broken(xml.replace(copyEvent, copyEvent.replace('Kopia av kvitto nr 2', 'Kopia av kvitto nr 1'))), /names nr 1/);
+
+    // a key file under the unit's number that is another software unit's key
+    const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    assert.match(String(keyLookup(() => stranger, 'in the zip')(unit.id)), /is the key of software control unit EFRSE[0-9A-F]{12}, not of EFRSE/);
+    assert.equal(keyFingerprint(keyLookup(() => unit.publicKeyPem, 'in the zip')(unit.id) as ReturnType<typeof createPublicKey>), keyFingerprint(pub));
 
     // a pinned key that is not the unit's
     const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
