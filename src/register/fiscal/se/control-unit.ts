@@ -3,9 +3,9 @@
  * `ControlUnit` interface: the software control unit here, or a certified control unit's driver that
  * implements the same interface. The software unit is an ECDSA P-256 key per register in
  * `se/<RN>/control-unit.key.pem` (mode 0600; the public key of every unit the register used stays in
- * `se/<RN>/units/<id>.pub.pem`, for the exports); its
- * manufacturing number (tillverkningsnummer) is `EFRSE` and the first 12 hex digits (upper case) of the
- * SHA-256 of its public key (DER SubjectPublicKeyInfo), so that a unit is known by its key. It signs the
+ * `se/<RN>/units/<id>.pub.pem`, for the exports); its manufacturing number (tillverkningsnummer) is `EFRSE`
+ * and the first 12 hex digits (upper case) of the SHA-256 of its public key (DER SubjectPublicKeyInfo), so
+ * that a unit is known by its key. It signs the
  * control data with SHA-256, the signature plain r‖s (64 bytes). A unit whose key file is gone does not
  * answer: no receipt is made without it. Its limits (it is no certified unit, its key is a file) are in
  * docs/countries/se.md.
