@@ -37,11 +37,15 @@ commands:
                          Register signature chain (RSA-SHA512, each transaction's certificate)
             efr verify --country sk --key <certificate.pem> <jou.zip>: a Slovak journal: its chain,
                          every receipt's PKP (RSA-SHA256 by the certificate) and OKP (SHA-1 of the PKP)
-            no, dk: the SHA-256 fingerprint of every key used is printed: compare it with the
+            efr verify --country se [--key <pem>] <export.zip|saft.xml|jou.zip>: a Swedish SAF-T
+                         Cash Register export or journal export: the control unit's signatures
+                         (ECDSA P-256) of receipts and copies (a journal export needs --key)
+            no, dk, se: the SHA-256 fingerprint of every key used is printed: compare it with the
             declared key. --key <pem> (repeatable) pins it: NO the declared public key, DK the
-            expected certificate or public key; a signature by any other key is a failure naming
-            the transaction. previous-signature.txt (in the zip or beside the XML) chains a
-            period's first transaction to the one before; without it that one is not checked
+            expected certificate or public key, SE the control unit's public key; a signature by
+            any other key is a failure naming the transaction. previous-signature.txt (in the zip
+            or beside the XML) chains a period's first transaction to the one before; without it
+            that one is not checked
 ${APIKEY_USAGE}${PORTAL_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {

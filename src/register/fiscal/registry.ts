@@ -17,6 +17,7 @@ import { SiModule } from './si/index.js';
 import { NoModule } from './no/index.js';
 import { DkModule } from './dk/index.js';
 import { SkModule } from './sk/index.js';
+import { SeModule } from './se/index.js';
 import type { FiscalModule } from './module.js';
 import { GENERIC_LETTERS, type TaxLetters } from './tax-letters.js';
 
@@ -34,6 +35,7 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
   NO: () => new NoModule(),
   DK: () => new DkModule(),
   SK: () => new SkModule(),
+  SE: () => new SeModule(),
 };
 
 /**
@@ -42,7 +44,6 @@ const COUNTRY_MODULES: Readonly<Record<string, () => FiscalModule>> = {
  * has no such export.
  */
 const NOT_YET_AVAILABLE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  SE: { saft: "Sweden's SAF-T export (type saft for registers of SE) is not available yet in this version" },
 };
 
 /** Why a country's export the specification lists is not available yet; undefined when it is not such a gap. */

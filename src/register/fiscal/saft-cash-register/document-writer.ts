@@ -421,7 +421,7 @@ export class SaftWriter implements PassWriter {
     } else if (type === 'COPYREC') {
       const rfn = text(obj(r, 'Fis'), 'RFN') ?? '';
       const orig = this.sqByFn.get(rfn);
-      writeEvent(this.o, p, { ...base, ...(orig ? { transId: orig } : {}), text: `${p.texts.copy} ${rfn}` });
+      writeEvent(this.o, p, { ...base, ...(orig ? { transId: orig } : {}), text: p.copyText ? p.copyText(obj(r, 'Fis') ?? {}, rfn) : `${p.texts.copy} ${rfn}` });
     } else if (type === 'ZREP' || type === 'XREP') {
       const rep = this.reports.get(i);
       writeEvent(this.o, p, {

@@ -84,6 +84,8 @@ export interface SaftProfile extends ReportVat {
    * one. A country whose validator wants a reference on every card payment derives one.
    */
   paymentRefId?(tx: CashTx, pay: Obj, index: number): string | undefined;
+  /** the eventText of a copy's event (`fis` the copy's Fis, `rfn` its original's number); without it, `texts.copy` and the number */
+  copyText?(fis: Obj, rfn: string): string;
   /** the elements a country requires on top (Denmark): periods, articles, employees, basics always, reportEmpPayments, certificateData */
   required?: {
     /** the employee of events and transactions without an operator */
