@@ -54,6 +54,11 @@ export interface QueueChannel {
   readonly key: string;
   /** the log's type of its lines */
   readonly logType: string;
+  /**
+   * How long after its commit a record may still not have been handed to the online delivery (what runs
+   * between the commit and it): the cursor never passes a record younger than this. 0: a tick.
+   */
+  settleMs?(reg: Register): number;
   /** the receiver's name in log lines */
   receiverOf(reg: Register): string;
   /** whether the register's journal is scanned and its cursor kept */
@@ -74,9 +79,14 @@ export class JournalQueue {
   private readonly waiting = new Map<string, Map<number, Waiting>>();
   /** records being sent right now, per RN */
   private readonly sending = new Map<string, Set<number>>();
-  /** per RN: the head SQ when the queue was last looked at (the cursor never passes a record not yet handed to the online delivery) */
-  private readonly seenHead = new Map<string, number>();
+  /**
+   * per RN: the head SQs seen when the queue was looked at, oldest first; the cursor never passes the head seen
+   * a tick (and the channel's settleMs) ago, so never a record not yet handed to the online delivery
+   */
+  private readonly seenHeads = new Map<string, Array<{ at: number; head: number }>>();
   private readonly cursors = new Map<string, number>();
+  /** registers whose cursor is known to be written (anchor) */
+  private readonly anchored = new Set<string>();
   /** SQs of records the receiver refused, per RN (also in the journal settings) */
   private readonly refused = new Map<string, Set<number>>();
   private timer: NodeJS.Timeout | undefined;
@@ -139,7 +149,7 @@ export class JournalQueue {
     const queue = this.queueOf(rn);
     // a record being sent online right now, or sealed and not yet committed, is not waiting
     for (const w of unanswered.values()) if (!queue.has(w.sq) && !this.isSending(rn, w.sq) && !reg.pending.has(w.sq)) queue.set(w.sq, w);
-    this.seenHead.set(rn, head);
+    this.seenHeads.set(rn, [{ at: Date.now(), head }]);
     if (unanswered.size > 0) this.log?.warn({ type: this.channel.logType, rn, receiver: this.channel.receiverOf(reg), waiting: unanswered.size }, `records without an answer of ${this.channel.receiverOf(reg)}: delivered later`);
   }
 
@@ -164,6 +174,18 @@ export class JournalQueue {
     }
     if (on) s.add(sq);
     else s.delete(sq);
+  }
+
+  /**
+   * Before a register's first online delivery: its cursor is written (0 where none is yet), so that the scan after
+   * a restart starts from it even when the queue never looked at the register (a register made since the start).
+   */
+  async anchor(reg: Register): Promise<void> {
+    const rn = reg.state.rn;
+    if (this.anchored.has(rn)) return;
+    const key = this.cursorKey(rn);
+    if ((await this.ctx.store.getSetting(key)) === undefined) await this.ctx.store.putSetting(key, '0');
+    this.anchored.add(rn);
   }
 
   /** Runs the online delivery of record `sq`: meanwhile neither the scan nor the cursor takes it for waiting. */
@@ -233,8 +255,16 @@ export class JournalQueue {
     if (this.ctx.store.shared) return;
     // waiting, being sent, or sealed and not yet committed (then handed to the online delivery without a pause)
     const open = [...this.queueOf(rn).keys(), ...(this.sending.get(rn) ?? []), ...reg.pending.keys()];
-    const lastHead = this.seenHead.get(rn) ?? 0;
-    this.seenHead.set(rn, reg.state.sq);
+    const now = Date.now();
+    const limit = now - (this.channel.settleMs?.(reg) ?? 0);
+    const seen = this.seenHeads.get(rn) ?? [];
+    let lastHead = 0;
+    for (const h of seen) if (h.at <= limit) lastHead = h.head;
+    // the newest sample old enough, the younger ones, and this one
+    const young = seen.findIndex((h) => h.at > limit);
+    const kept = young < 0 ? seen.slice(-1) : seen.slice(Math.max(0, young - 1));
+    kept.push({ at: now, head: reg.state.sq });
+    this.seenHeads.set(rn, kept);
     const target = open.length > 0 ? Math.min(Math.min(...open) - 1, lastHead) : lastHead;
     if (target > (this.cursors.get(rn) ?? 0)) {
       await this.ctx.store.putSetting(this.cursorKey(rn), String(target));

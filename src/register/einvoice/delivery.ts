@@ -13,12 +13,16 @@ import type { ServiceContext } from '../context.js';
 import { type DeliveryOptions, JournalQueue, type QueueChannel, type Waiting, messageOf } from '../delivery/journal-queue.js';
 import type { Sealed } from '../record-answer.js';
 import type { Register } from '../registers.js';
+import { fiscalTimeoutOf } from '../fiscal/authority.js';
 import { cfgAt } from '../render/receipt-source.js';
 import { DELIVERED_EVENT, NOT_SENT, NOT_SENT_EVENT, type Outcome, PENDING, REJECTED_EVENT, asksEinvoice, einvoiceAnswerOf, journalEinvoiceAnswer } from './answers.js';
 import { type Endpoint, deliveryConfigured, deliveryTimeoutOf, endpointOf } from './endpoint.js';
 import { einvoiceXml, invoiceNumber } from './index.js';
 import { type ProviderAnswer, postEinvoice } from './provider-client.js';
 import { loadEinvoice } from './store.js';
+
+/** Beyond the tax authority's timeout: time for the document to be made and handed over after the commit. */
+const SETTLE_MARGIN_MS = 10_000;
 
 /** A later delivery waits at least this long for the delivery system (no POS waits for it). */
 const LATER_TIMEOUT_MS = 15_000;
@@ -47,6 +51,11 @@ export class EinvoiceDelivery {
       logType: 'EINVOICE',
       receiverOf: () => 'the e-invoice delivery system',
       serves: (reg) => deliveryConfigured(ctx.profiles.settings(reg.state.rn).raw),
+      // the e-invoice is handed over after the tax authority's answer (Croatia, Slovenia) and the making of the document
+      settleMs: (reg) => {
+        const attributes = ctx.profiles.settings(reg.state.rn).raw;
+        return fiscalTimeoutOf(attributes) + SETTLE_MARGIN_MS;
+      },
       waits: (_reg, data) => asksEinvoice(data),
       answers: (_reg, data) => einvoiceAnswerOf(data)?.rsq,
       deliverLater: (reg, w, data) => this.later(reg, w, data),
@@ -120,6 +129,11 @@ export class EinvoiceDelivery {
     }
     const ms = deliveryTimeoutOf(attributes);
     return this.queue.whileSending(rn, sq, async () => {
+      try {
+        await this.queue.anchor(reg);
+      } catch (e) {
+        this.log?.error({ type: 'EINVOICE', rn, err: e }, 'the e-invoice queue\'s cursor could not be written');
+      }
       let answer: ProviderAnswer;
       try {
         answer = await this.send(reg, endpoint, data, xml, ms);
