@@ -106,6 +106,26 @@ test('a return with DD is a CreditNote referring to the invoice by its FN; a pai
   assert.match(xml, /<cbc:CreditedQuantity unitCode="C62">2<\/cbc:CreditedQuantity><cbc:LineExtensionAmount currencyID="EUR">6\.00<\/cbc:LineExtensionAmount>/);
   assert.match(xml, /<cbc:PrepaidAmount currencyID="EUR">6\.54<\/cbc:PrepaidAmount><cbc:PayableAmount currencyID="EUR">0\.00<\/cbc:PayableAmount>/);
 
+  // a credit note over two VAT rates, one line with the share of the discount the invoice gave (a line allowance)
+  const rates = await register({
+    TN: '20', DD: 'NL', Ctm: CUSTOMER, RFN: saleFn, RD: '2026-11-25', Rsn: 'Cancelled order',
+    PosA: [
+      { _: 'Pos', PN: '1', Dsc: 'Catering service', TaxG: '21%', Qty: '-1', Pri: '60.50', Amt: '-60.50', SKU: 'CAT-1' },
+      { _: 'Pos', PN: '2', Dsc: 'Bread', TaxG: '9%', Qty: '-3', Pri: '3.27', Amt: '-9.81', IN: '8712345678906' },
+      { _: 'Mod', PN: '2', Dsc: 'Discount 10 %', Amt: '0.98' },
+    ],
+    PayA: [{ _: 'Pay', Dsc: 'Refund', PayG: 'refund', Amt: '-69.33' }],
+  });
+  assert.equal(rates.status, 200, rates.text);
+  const ratesXml = await einvoiceOf(String(rates.json.TraC?.ESR?.FN));
+  made['credit-note-rates.xml'] = ratesXml;
+  assert.match(ratesXml, /<cbc:CreditNoteTypeCode>381<\/cbc:CreditNoteTypeCode>/);
+  assert.equal(ratesXml.match(/<cac:TaxSubtotal>/g)?.length, 2, 'one VAT breakdown per rate');
+  assert.match(ratesXml, /<cbc:Percent>21(\.00)?<\/cbc:Percent>/);
+  assert.match(ratesXml, /<cbc:Percent>9(\.00)?<\/cbc:Percent>/);
+  assert.match(ratesXml, /<cac:AllowanceCharge><cbc:ChargeIndicator>false<\/cbc:ChargeIndicator>/);
+  assert.match(ratesXml, /<cbc:TaxInclusiveAmount currencyID="EUR">69\.33<\/cbc:TaxInclusiveAmount>/);
+
   const paid = await register({
     TN: '3', DD: 'PEPPOL', DDto: '0106:12345678', Ctm: { ...CUSTOMER, TaxId: undefined },
     PosA: [{ _: 'Pos', PN: '1', Dsc: 'Coffee', TaxG: '21%', Amt: '3.63' }],
@@ -184,7 +204,7 @@ test('what cannot make a valid e-invoice is refused before journaling with the r
 test('the official EN 16931 rules (and XRechnung for DD DE) find nothing to report in the e-invoices made; a broken one fails by rule id', () => {
   const missing = saxonAvailable();
   assert.equal(missing, undefined, missing);
-  assert.deepEqual(Object.keys(made).sort(), ['credit-note.xml', 'paid.xml', 'sale.xml', 'xrechnung-credit-note.xml', 'xrechnung.xml']);
+  assert.deepEqual(Object.keys(made).sort(), ['credit-note-rates.xml', 'credit-note.xml', 'paid.xml', 'sale.xml', 'xrechnung-credit-note.xml', 'xrechnung.xml']);
   const sale = made['sale.xml'] as string;
   const broken = sale.replace(/<cbc:PayableAmount currencyID="EUR">162\.93</, '<cbc:PayableAmount currencyID="EUR">170.00<');
   assert.notEqual(broken, sale);
