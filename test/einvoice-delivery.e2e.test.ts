@@ -121,6 +121,12 @@ test('delivered in time: the e-invoice reaches the production provider with its 
   const rendered = await get(`${svc.url}/render/text?fn=${encodeURIComponent(tra.ESR.FN)}`);
   assert.equal(rendered.status, 200, rendered.text);
   assert.match(rendered.text, new RegExp(`E-invoice\\s+accepted\\s+${got.answered}`));
+  // in XML the delivery is an element of Fis with attributes
+  const xmlBody = '<Tra><ESR TL="1" TT="1" DD="NL" DDto="9944:NL987654321B01"><Ctm Nam="Hotel De Linde" Adr="Lindelaan 3" Zip="3511 AA" City="Utrecht" Ctry="NL" TaxId="NL987654321B01" BuyerReference="PO-18"/>'
+    + '<PosA><Pos PN="1" Dsc="Catering" TaxG="21%" Amt="121.00"/></PosA><PayA><Pay Dsc="Card" PayG="debitcard" Amt="121.00"/></PayA></ESR></Tra>';
+  const inXml = await post(`${svc.url}/register`, xmlBody, { 'content-type': 'application/xml', accept: 'application/xml' });
+  assert.equal(inXml.status, 200, inXml.text);
+  assert.match(inXml.text, new RegExp(`<Fis [^>]*><EInvoice Status="accepted" Id="${prod.received.at(-1)?.answered ?? 'none'}"/>`));
   // a request sent again is a duplicate: nothing is sent again, the answer carries the delivery of the original
   const first = await register({ TN: '9001', D: tra.ESR.D });
   const sent = prod.received.length;

@@ -44,6 +44,8 @@ export function einvoiceRef(rsq: number): string {
 /** Whether a journaled record (its data) is a transaction that asks for an e-invoice. */
 export function asksEinvoice(data: Obj): boolean {
   const esr = data.ESR;
+  // the journaled flags first: /find asks this of every record it shows
+  if (!(str(data, 'BCF') ?? '').split(' ').includes('einvoice')) return false;
   return str(data, '_') === 'Tra' && isObj(esr) && wantsEinvoice(esr, classify(esr));
 }
 
