@@ -71,7 +71,7 @@ async function setProfile(attributes: string): Promise<void> {
   assert.equal(res.status, 200, res.text);
 }
 
-const delivering = (): string => `eDoc_Url=${prod.url} eDoc_Token=prod-secret eDoc_TestUrl=${testSystem.url} eDoc_TestToken=test-secret eDoc_Timeout=1000`;
+const delivering = (): string => `eDoc_Url=${prod.url} eDoc_Token=prod-secret eDoc_TestUrl=${testSystem.url} eDoc_TestToken=test-secret eDoc_Timeout=2500`;
 
 before(async () => {
   prod = await startFakeProvider('prod-secret', 'PROD');
@@ -200,7 +200,7 @@ test('the provider away: RC OK with a warning, queued in /state, delivered later
     assert.equal((await answers(tra.SQ)).length, 0);
     // tried again while it is away
     const tries = prod.received.length;
-    await until('a second attempt', async () => (prod.received.length > tries ? true : undefined), 5000);
+    await until('a second attempt', async () => (prod.received.length > tries ? true : undefined), 10_000);
   } finally {
     prod.setMode('ok');
   }
@@ -211,15 +211,19 @@ test('the provider away: RC OK with a warning, queued in /state, delivered later
   const id = journaled[0]?.Id;
   assert.match(id, /^PROD-/);
   assert.deepEqual((await found(tra.ESR.FN)).Fis.EInvoice, { Status: 'accepted', Id: id });
+  // GET /last, the answer a POS asks for again, has the later delivery too
+  const last = await get(`${svc.url}/last`);
+  assert.equal(last.json.TraC.SQ, tra.SQ, last.text);
+  assert.deepEqual(last.json.TraC.Fis.EInvoice, { Status: 'accepted', Id: id });
 });
 
 test('an answer slower than eDoc_Timeout: queued, and the later delivery gets the same id (Idempotency-Key)', async () => {
-  prod.setMode('slow', 1500);
+  prod.setMode('slow', 4000);
   let tra: Json;
   try {
     tra = await register();
     assert.equal(tra.Fis.EInvoice.Status, 'pending');
-    assert.ok((tra.Result.Warning as string[]).some((w) => /no answer within 1000 ms/.test(w)), JSON.stringify(tra.Result));
+    assert.ok((tra.Result.Warning as string[]).some((w) => /no answer within 2500 ms/.test(w)), JSON.stringify(tra.Result));
   } finally {
     prod.setMode('ok');
   }

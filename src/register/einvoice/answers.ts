@@ -74,6 +74,9 @@ export async function journalEinvoiceAnswer(ctx: ServiceContext, reg: Register, 
   if (outcome.later) data.Later = '1';
   // the content does not depend on the register's state: sealed again when another process wrote meanwhile
   await appendRecord(ctx, reg, { type: 'log', data, index: { d, ref: einvoiceRef(invoice.rsq) } }, undefined, true);
+  // GET /last answers the invoice with its delivery from now on
+  reg.last.delete('Tra');
+  reg.last.delete('any');
 }
 
 /** The answer in a journaled log record, if it is one. */
