@@ -32,13 +32,25 @@ export async function issueEinvoice(ctx: ServiceContext, reg: Register, sealed: 
     const data = await withEinvoiceAnswer(ctx, reg, sq, sealed.data);
     return { sealed: data === sealed.data ? sealed : { ...sealed, data } };
   }
-  const xml = einvoiceXml(sealed.data, reg.state.cfg);
+  // journaled already: from here on nothing may turn the answer into a failure
+  let xml: string;
+  try {
+    xml = einvoiceXml(sealed.data, reg.state.cfg);
+  } catch (e) {
+    // checked before journaling with the same Cfg: only a Cfg changed in between gets here
+    return { sealed, warning: `ESR.DD: the e-invoice could not be made: ${e instanceof Error ? e.message : String(e)}` };
+  }
   try {
     await saveEinvoice(ctx.dataDir, reg.state.rn, sq, xml);
   } catch {
-    // journaled already: the export makes it from the record when the file is missing
+    // the export makes it from the record when the file is missing
   }
-  const delivered = await ctx.einvoice?.online(reg, sealed, xml);
+  let delivered;
+  try {
+    delivered = await ctx.einvoice?.online(reg, sealed, xml);
+  } catch (e) {
+    return { sealed, warning: `ESR.DD: the e-invoice was not delivered: ${e instanceof Error ? e.message : String(e)}` };
+  }
   if (!delivered || !isObj(sealed.data.Fis)) return { sealed };
   const issued: Issued = { sealed: { ...sealed, data: { ...sealed.data, Fis: { ...sealed.data.Fis, EInvoice: delivered.fis } } } };
   if (delivered.warning !== undefined) issued.warning = delivered.warning;
