@@ -126,6 +126,25 @@ test('a return with DD is a CreditNote referring to the invoice by its FN; a pai
   assert.match(ratesXml, /<cac:AllowanceCharge><cbc:ChargeIndicator>false<\/cbc:ChargeIndicator>/);
   assert.match(ratesXml, /<cbc:TaxInclusiveAmount currencyID="EUR">69\.33<\/cbc:TaxInclusiveAmount>/);
 
+  // a credit note over two VAT rates with a discount of the whole receipt (PN *): a document level allowance per rate
+  const whole = await register({
+    TN: '21', DD: 'NL', Ctm: CUSTOMER, RFN: saleFn, RD: '2026-11-25', Rsn: 'Order cancelled',
+    PosA: [
+      { _: 'Pos', PN: '1', Dsc: 'Catering service', TaxG: '21%', Qty: '-1', Pri: '60.50', Amt: '-60.50', SKU: 'CAT-1' },
+      { _: 'Pos', PN: '2', Dsc: 'Bread', TaxG: '9%', Qty: '-2', Pri: '3.27', Amt: '-6.54', IN: '8712345678906' },
+      { _: 'Mod', PN: '*', Dsc: 'Customer discount 5 %', Amt: '3.35' },
+    ],
+    PayA: [{ _: 'Pay', Dsc: 'Refund', PayG: 'refund', Amt: '-63.69' }],
+  });
+  assert.equal(whole.status, 200, whole.text);
+  const wholeXml = await einvoiceOf(String(whole.json.TraC?.ESR?.FN));
+  made['credit-note-document-allowance.xml'] = wholeXml;
+  assert.equal(wholeXml.match(/<cac:AllowanceCharge><cbc:ChargeIndicator>false<\/cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>95<\/cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Customer discount 5 %<\/cbc:AllowanceChargeReason>/g)?.length, 2, 'one allowance per rate');
+  assert.match(wholeXml, /<cbc:AllowanceTotalAmount currencyID="EUR">/);
+  assert.match(wholeXml, /<cbc:TaxInclusiveAmount currencyID="EUR">63\.69<\/cbc:TaxInclusiveAmount>/);
+  // the lines keep their whole amounts: the discount is on the document
+  assert.match(wholeXml, /<cbc:CreditedQuantity unitCode="C62">1<\/cbc:CreditedQuantity><cbc:LineExtensionAmount currencyID="EUR">50\.00<\/cbc:LineExtensionAmount><cac:Item>/);
+
   const paid = await register({
     TN: '3', DD: 'PEPPOL', DDto: '0106:12345678', Ctm: { ...CUSTOMER, TaxId: undefined },
     PosA: [{ _: 'Pos', PN: '1', Dsc: 'Coffee', TaxG: '21%', Amt: '3.63' }],
@@ -204,7 +223,7 @@ test('what cannot make a valid e-invoice is refused before journaling with the r
 test('the official EN 16931 rules (and XRechnung for DD DE) find nothing to report in the e-invoices made; a broken one fails by rule id', () => {
   const missing = saxonAvailable();
   assert.equal(missing, undefined, missing);
-  assert.deepEqual(Object.keys(made).sort(), ['credit-note-rates.xml', 'credit-note.xml', 'paid.xml', 'sale.xml', 'xrechnung-credit-note.xml', 'xrechnung.xml']);
+  assert.deepEqual(Object.keys(made).sort(), ['credit-note-document-allowance.xml', 'credit-note-rates.xml', 'credit-note.xml', 'paid.xml', 'sale.xml', 'xrechnung-credit-note.xml', 'xrechnung.xml']);
   const sale = made['sale.xml'] as string;
   const broken = sale.replace(/<cbc:PayableAmount currencyID="EUR">162\.93</, '<cbc:PayableAmount currencyID="EUR">170.00<');
   assert.notEqual(broken, sale);

@@ -8,11 +8,11 @@ import { FiscalError } from '../../shared/errors.js';
 import { type Dec, ZERO, abs, add, allocate, cmp, div, fmt, mul, neg, parseDec, sign, significantScale, sub, sum } from '../../shared/money.js';
 import { type Obj, isObj, lines, obj, str } from '../codec/index.js';
 import { isDate } from '../esr/datetime.js';
-import { analyzePositions, qtyOf, resolveWithTaxA } from '../esr/tax.js';
+import { analyzePositions, isMod, qtyOf, resolveWithTaxA } from '../esr/tax.js';
 import type { TaxLetters } from '../fiscal/tax-letters.js';
 import { currencyOf, endpointOfVat, hasCountryPrefix, unitOf } from './codes.js';
 import type { Destination } from './destination.js';
-import type { Address, Einvoice, Endpoint, Line, Party, PaymentInstructions, VatBreakdown, VatCategory } from './model.js';
+import type { Address, DocumentAllowance, Einvoice, Endpoint, Line, Party, PaymentInstructions, VatBreakdown, VatCategory } from './model.js';
 
 export interface BuildInput {
   esr: Obj;
@@ -186,9 +186,17 @@ function priceOf(amount: Dec, quantity: Dec): Dec {
   return { v: p.v / 10n ** BigInt(p.s - Math.max(2, significantScale(p))), s: Math.max(2, significantScale(p)) };
 }
 
-function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNote: boolean): Line[] {
+/** A Mod of the whole receipt (PN `*`): a document level allowance or charge, not spread on the lines. */
+function isDocumentMod(l: Obj): boolean {
+  return isMod(l) && (str(l, 'PN') ?? '').trim() === '*';
+}
+
+function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNote: boolean): { lines: Line[]; allowances: DocumentAllowance[] } {
   const posA = lines(esr, 'PosA');
-  const positions = analyzePositions(posA);
+  // the lines with their own Mods only (the receipt's Mods kept as display lines, so that indexes stay)
+  const positions = analyzePositions(posA.map((l) => (isDocumentMod(l) ? { _: 'Lin' } : l)));
+  const withAll = analyzePositions(posA);
+  const docMods = posA.filter(isDocumentMod);
   if (positions.length === 0) throw ruleError('ESR.PosA', 'BR-16', 'An invoice shall have at least one invoice line (BG-25)');
   const taxA = lines(esr, 'TaxA');
   const taxN = str(esr, 'TaxN') === '1';
@@ -199,25 +207,41 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
     (groups[g] as TaxGroup).lines.push(p.index);
     return g;
   });
-  // each group's net is split over its lines by their amounts after Mods: the line nets add up to it exactly
+  // each group's net is split over its lines by their amounts after Mods: the line nets add up to it exactly;
+  // what the receipt's Mods took from the group (their share, net) is the group's document level allowance
   const nets = new Map<number, Dec>();
-  groups.forEach((g) => {
+  const documentNet = new Map<number, Dec>();
+  groups.forEach((g, gi) => {
     const members = positions.filter((p) => g.lines.includes(p.index));
     const amounts = members.map((p) => p.modified);
+    const docGross = sum(positions.map((p, k) => (g.lines.includes(p.index) ? sub((withAll[k] as { modified: Dec }).modified, p.modified) : ZERO)));
+    const docNet = sign(docGross) === 0 ? ZERO : taxN ? docGross : div(mul(docGross, HUNDRED), add(HUNDRED, g.rate), Math.max(2, g.net.s));
+    documentNet.set(gi, docNet);
+    const lineTotal = sub(g.net, docNet);
     let shares: Dec[];
     if (amounts.some((a) => sign(a) > 0) && amounts.some((a) => sign(a) < 0)) {
       // lines of both signs (an item given back on the invoice): shares of the group's net would multiply its
       // rounding by the lines' amounts over their sum; each line's own net, the group's rounding spread by size
       const own = amounts.map((a) => (taxN ? a : div(mul(a, HUNDRED), add(HUNDRED, g.rate), g.net.s)));
-      const spread = allocate(sub(g.net, sum(own)), own.map(abs));
+      const spread = allocate(sub(lineTotal, sum(own)), own.map(abs));
       shares = own.map((n, k) => add(n, spread[k] as Dec));
     } else {
-      shares = allocate(g.net, amounts);
+      shares = allocate(lineTotal, amounts);
     }
     members.forEach((p, k) => nets.set(p.index, shares[k] as Dec));
   });
   const flip = (d: Dec): Dec => (creditNote ? neg(d) : d);
-  return positions.map((p, n) => {
+  const allowances: DocumentAllowance[] = [];
+  const reason = docMods.map((m) => text(m, 'Dsc')).find((d) => d !== undefined);
+  groups.forEach((g, gi) => {
+    const docNet = documentNet.get(gi) ?? ZERO;
+    if (sign(docNet) === 0) return;
+    // a discount lowers what is invoiced (or credited): an allowance; a markup a charge
+    const allowance = neg(flip(docNet));
+    const charge = sign(allowance) < 0;
+    allowances.push({ charge, amount: abs(allowance), reason: reason ?? (charge ? 'Surcharge' : 'Discount'), category: g.category, rate: g.rate });
+  });
+  const built = positions.map((p, n) => {
     const pos = posA[p.index] as Obj;
     const field = `ESR.PosA[${p.index}]`;
     const group = groups[groupOf[n] as number] as TaxGroup;
@@ -253,6 +277,7 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
     if (end) line.periodEnd = end;
     return line;
   });
+  return { lines: built, allowances };
 }
 
 /**
@@ -321,12 +346,15 @@ export function buildEinvoice(input: BuildInput): Einvoice {
   const groups = taxGroups(taxA);
   const total = sum(groups.map((g) => add(g.net, g.tax)));
   const creditNote = sign(total) < 0;
-  const invoiceLines = buildLines(esr, groups, input.letters, creditNote);
+  const { lines: invoiceLines, allowances } = buildLines(esr, groups, input.letters, creditNote);
   const vat = breakdown(groups, creditNote);
   const flip = (d: Dec): Dec => (creditNote ? neg(d) : d);
   const lineNet = sum(invoiceLines.map((l) => l.net));
+  const allowanceTotal = sum(allowances.filter((a) => !a.charge).map((a) => a.amount));
+  const chargeTotal = sum(allowances.filter((a) => a.charge).map((a) => a.amount));
+  const taxExclusive = add(sub(lineNet, allowanceTotal), chargeTotal);
   const tax = sum(vat.map((b) => b.tax));
-  const taxInclusive = add(lineNet, tax);
+  const taxInclusive = add(taxExclusive, tax);
   const paid = sum(lines(esr, 'PayA').filter((p) => str(p, 'PayG') !== 'open').map((p) => parseDec(str(p, 'Amt') ?? '0') ?? ZERO));
   const prepaid = flip(paid);
   const payable = sub(taxInclusive, prepaid);
@@ -342,8 +370,9 @@ export function buildEinvoice(input: BuildInput): Einvoice {
     seller: sellerParty,
     buyer: buyerParty,
     lines: invoiceLines,
+    allowances,
     vat,
-    totals: { lineNet, taxExclusive: lineNet, tax, taxInclusive, prepaid, payable },
+    totals: { lineNet, allowances: allowanceTotal, charges: chargeTotal, taxExclusive, tax, taxInclusive, prepaid, payable },
   };
   const means = payment(esr, cfg, payable, creditNote, destination, sellerParty.address.country);
   if (means) inv.payment = means;

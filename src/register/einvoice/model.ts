@@ -68,6 +68,18 @@ export interface Line {
   price: Dec;
 }
 
+/** BG-20 (allowance) or BG-21 (charge) on document level: a Mod of the whole receipt (PN `*`), net, per VAT rate */
+export interface DocumentAllowance {
+  charge: boolean;
+  /** BT-92 / BT-99, positive */
+  amount: Dec;
+  /** BT-97 / BT-104 */
+  reason: string;
+  /** BT-95, BT-96 / BT-102, BT-103 */
+  category: VatCategory;
+  rate: Dec;
+}
+
 /** BG-23 */
 export interface VatBreakdown {
   category: VatCategory;
@@ -117,9 +129,13 @@ export interface Einvoice {
   /** BT-20 */
   paymentTerms?: string;
   lines: Line[];
+  /** BG-20, BG-21 */
+  allowances: DocumentAllowance[];
   vat: VatBreakdown[];
   totals: {
     /** BT-106 */ lineNet: Dec;
+    /** BT-107 */ allowances: Dec;
+    /** BT-108 */ charges: Dec;
     /** BT-109 */ taxExclusive: Dec;
     /** BT-110 */ tax: Dec;
     /** BT-112 */ taxInclusive: Dec;

@@ -131,6 +131,13 @@ export function toUbl(inv: Einvoice): string {
     ]),
     means,
     inv.paymentTerms !== undefined && el('cac:PaymentTerms', val('cbc:Note', inv.paymentTerms)),
+    ...inv.allowances.map((a) => el('cac:AllowanceCharge', [
+      val('cbc:ChargeIndicator', a.charge ? 'true' : 'false'),
+      !a.charge && val('cbc:AllowanceChargeReasonCode', '95'),
+      val('cbc:AllowanceChargeReason', a.reason),
+      amount('cbc:Amount', a.amount, cur),
+      category('cac:TaxCategory', a),
+    ])),
     el('cac:TaxTotal', [
       amount('cbc:TaxAmount', t.tax, cur),
       ...inv.vat.map((b) => el('cac:TaxSubtotal', [amount('cbc:TaxableAmount', b.taxable, cur), amount('cbc:TaxAmount', b.tax, cur), category('cac:TaxCategory', b)])),
@@ -139,6 +146,8 @@ export function toUbl(inv: Einvoice): string {
       amount('cbc:LineExtensionAmount', t.lineNet, cur),
       amount('cbc:TaxExclusiveAmount', t.taxExclusive, cur),
       amount('cbc:TaxInclusiveAmount', t.taxInclusive, cur),
+      sign(t.allowances) !== 0 && amount('cbc:AllowanceTotalAmount', t.allowances, cur),
+      sign(t.charges) !== 0 && amount('cbc:ChargeTotalAmount', t.charges, cur),
       sign(t.prepaid) !== 0 && amount('cbc:PrepaidAmount', t.prepaid, cur),
       amount('cbc:PayableAmount', t.payable, cur),
     ]),
