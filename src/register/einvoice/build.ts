@@ -164,6 +164,8 @@ interface TaxGroup {
   rate: Dec;
   net: Dec;
   tax: Dec;
+  exemptionReason?: string;
+  exemptionCode?: string;
   /** indexes into the lines */
   lines: number[];
 }
@@ -184,6 +186,48 @@ function priceOf(amount: Dec, quantity: Dec): Dec {
   if (quantity.v === 0n) return ZERO;
   const p = div(abs(amount), abs(quantity), 6);
   return { v: p.v / 10n ** BigInt(p.s - Math.max(2, significantScale(p))), s: Math.max(2, significantScale(p)) };
+}
+
+/** VATEX-EU-AE: reverse charge; the other VATEX-EU codes of an exemption make category E. */
+const REVERSE_CHARGE = 'VATEX-EU-AE';
+/** VATEX codes of other categories (intra-community, export, not subject), not made yet */
+const OTHER_VATEX = new Set(['VATEX-EU-IC', 'VATEX-EU-G', 'VATEX-EU-O', 'VATEX-EU-D', 'VATEX-EU-F', 'VATEX-EU-I', 'VATEX-EU-J']);
+
+/**
+ * The VAT category of each tax group from the exemptions its positions name (Pos.TaxExemptionCode, a VATEX
+ * code; Pos.TaxExemptionReason, its text): none at rate 0 is Z, an exemption is E, VATEX-EU-AE is AE (reverse
+ * charge). A group's positions name one exemption (one breakdown per category and rate, BR-E-01/BR-AE-01),
+ * at rate 0 without tax (BR-E-05/06, BR-AE-05/06).
+ */
+function exemptions(posA: Obj[], groups: TaxGroup[], positions: Array<{ index: number }>, groupOf: number[]): void {
+  const named = new Map<number, { code?: string; reason?: string; pos: number }>();
+  positions.forEach((p, n) => {
+    const pos = posA[p.index] as Obj;
+    const code = text(pos, 'TaxExemptionCode')?.toUpperCase();
+    const reason = text(pos, 'TaxExemptionReason');
+    const g = groupOf[n] as number;
+    const field = `ESR.PosA[${p.index}]`;
+    const seen = named.get(g);
+    if (seen && (seen.code !== code || seen.reason !== reason)) {
+      throw ruleError(`${field}.TaxExemptionCode`, code === REVERSE_CHARGE || seen.code === REVERSE_CHARGE ? 'BR-AE-01' : 'BR-E-01', `the positions of tax group ${fmt((groups[g] as TaxGroup).rate)} % name different exemptions (or none): one VAT breakdown per category and rate has one exemption reason; use a tax group of its own for each`);
+    }
+    if (!seen) named.set(g, { ...(code ? { code } : {}), ...(reason ? { reason } : {}), pos: p.index });
+  });
+  for (const [g, e] of named) {
+    if (e.code === undefined && e.reason === undefined) continue;
+    const group = groups[g] as TaxGroup;
+    const field = `ESR.PosA[${e.pos}].TaxExemptionCode`;
+    if (e.code !== undefined && (!/^VATEX-EU-[A-Z0-9-]+$/.test(e.code) || OTHER_VATEX.has(e.code))) {
+      throw ruleError(field, 'BR-CL-22', `"${e.code}" is not an exemption this version makes: a VATEX code of an exemption (category E, e.g. VATEX-EU-132-1I) or VATEX-EU-AE (reverse charge)`);
+    }
+    const category: VatCategory = e.code === REVERSE_CHARGE ? 'AE' : 'E';
+    if (sign(group.rate) !== 0) throw ruleError(field, `BR-${category}-05`, `an exempt or reverse charge position has the VAT rate 0, its tax group ${fmt(group.rate)} %`);
+    if (sign(group.tax) !== 0) throw ruleError(field, `BR-${category}-06`, `an exempt or reverse charge tax group has no VAT, not ${fmt(group.tax)}`);
+    group.category = category;
+    if (e.code !== undefined) group.exemptionCode = e.code;
+    group.exemptionReason = e.reason ?? (category === 'AE' ? 'Reverse charge' : undefined);
+    if (group.exemptionReason === undefined) delete group.exemptionReason;
+  }
 }
 
 /** A Mod of the whole receipt (PN `*`): a document level allowance or charge, not spread on the lines. */
@@ -207,6 +251,7 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
     (groups[g] as TaxGroup).lines.push(p.index);
     return g;
   });
+  exemptions(posA, groups, positions, groupOf);
   // each group's net is split over its lines by their amounts after Mods: the line nets add up to it exactly;
   // what the receipt's Mods took from the group (their share, net) is the group's document level allowance
   const nets = new Map<number, Dec>();
@@ -320,10 +365,16 @@ function breakdown(groups: TaxGroup[], creditNote: boolean): VatBreakdown[] {
     const taxable = creditNote ? neg(g.net) : g.net;
     const tax = creditNote ? neg(g.tax) : g.tax;
     if (same) {
+      if (same.exemptionCode !== g.exemptionCode || same.exemptionReason !== g.exemptionReason) {
+        throw ruleError('ESR.TaxA', `BR-${g.category}-01`, 'two tax groups name different exemptions: an invoice has one VAT breakdown per category and rate, with one exemption reason');
+      }
       same.taxable = add(same.taxable, taxable);
       same.tax = add(same.tax, tax);
     } else {
-      out.push({ category: g.category, rate: g.rate, taxable, tax });
+      const b: VatBreakdown = { category: g.category, rate: g.rate, taxable, tax };
+      if (g.exemptionReason !== undefined) b.exemptionReason = g.exemptionReason;
+      if (g.exemptionCode !== undefined) b.exemptionCode = g.exemptionCode;
+      out.push(b);
     }
   }
   return out;
@@ -433,7 +484,13 @@ export function buildEinvoice(input: BuildInput): Einvoice {
     inv.delivery = { ...inv.delivery, date: issueDate };
   }
   if (!sellerParty.vatId && !sellerParty.taxRegistrationId) {
-    throw ruleError('Cfg.Cmp.TaxId', vat.some((b) => b.category === 'Z') ? 'BR-Z-02' : 'BR-S-02', 'Seller VAT identifier (BT-31) or tax registration identifier (BT-32) is missing');
+    const category = (['S', 'Z', 'E', 'AE'] as const).find((c) => vat.some((b) => b.category === c)) ?? 'S';
+    throw ruleError('Cfg.Cmp.TaxId', `BR-${category}-02`, 'Seller VAT identifier (BT-31) or tax registration identifier (BT-32) is missing');
+  }
+  // reverse charge: the buyer accounts for the VAT, so both parties are named by their VAT numbers
+  if (vat.some((b) => b.category === 'AE')) {
+    if (!sellerParty.vatId) throw ruleError('Cfg.Cmp.TaxId', 'BR-AE-02', 'Seller VAT identifier (BT-31), with its country prefix, is missing for a reverse charge');
+    if (!buyerParty.vatId && !buyerParty.legalId) throw ruleError('ESR.Ctm.TaxId', 'BR-AE-02', 'Buyer VAT identifier (BT-48) is missing for a reverse charge');
   }
   // a zero rate with tax is no VAT category of EN 16931 (BR-Z-09)
   for (const b of vat) {

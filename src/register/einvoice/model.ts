@@ -36,7 +36,8 @@ export interface Party {
   contact?: { name?: string; telephone?: string; email?: string };
 }
 
-export type VatCategory = 'S' | 'Z';
+/** UNCL5305: standard, zero rated, exempt, reverse charge */
+export type VatCategory = 'S' | 'Z' | 'E' | 'AE';
 
 export interface Line {
   /** BT-126 */
@@ -86,6 +87,9 @@ export interface VatBreakdown {
   rate: Dec;
   taxable: Dec;
   tax: Dec;
+  /** BT-120, BT-121: why no VAT is charged (E, AE) */
+  exemptionReason?: string;
+  exemptionCode?: string;
 }
 
 export interface PaymentInstructions {

@@ -63,8 +63,15 @@ function party(p: Party, seller: boolean): string {
   ]);
 }
 
-function category(tag: string, c: { category: string; rate: Dec }): string {
-  return el(tag, [val('cbc:ID', c.category), val('cbc:Percent', percent(c.rate)), el('cac:TaxScheme', val('cbc:ID', 'VAT'))]);
+function category(tag: string, c: { category: string; rate: Dec; exemptionCode?: string; exemptionReason?: string }): string {
+  return el(tag, [
+    val('cbc:ID', c.category),
+    val('cbc:Percent', percent(c.rate)),
+    // BT-121, BT-120: in the VAT breakdown only (the lines name the category)
+    val('cbc:TaxExemptionReasonCode', c.exemptionCode),
+    val('cbc:TaxExemptionReason', c.exemptionReason),
+    el('cac:TaxScheme', val('cbc:ID', 'VAT')),
+  ]);
 }
 
 function line(inv: Einvoice, l: Line): string {
