@@ -219,3 +219,21 @@ test('a Mod of the whole receipt (PN *) is a document level allowance per VAT ra
   assert.ok(xml.indexOf('<cbc:AllowanceTotalAmount') > xml.indexOf('<cac:TaxTotal>'));
   assert.ok(xml.lastIndexOf('<cac:AllowanceCharge>', xml.indexOf('<cac:TaxTotal>')) > 0);
 });
+
+test('exemptions: one per tax group, VATEX codes of categories not made refused, a zero rate without one stays Z', () => {
+  const base = (posA: Obj[], taxA: Obj[]): Einvoice => buildEinvoice({
+    destination: destinationOf('NO'), cfg: CFG, letters: GENERIC_LETTERS, id: 'FN-3',
+    esr: esr({ PosA: posA, TaxA: taxA, PayA: [{ _: 'Pay', Dsc: 'Invoice', PayG: 'open', Amt: '30.00' }] }),
+  });
+  const zero = [{ _: 'Tax', TaxG: 'Z0', Prc: '0', Net: '30.00', TAmt: '0.00', Amt: '30.00' }];
+  const two = (a: Obj, b: Obj): Obj[] => [{ _: 'Pos', PN: '1', Dsc: 'A', TaxG: 'Z0', Amt: '10.00', ...a }, { _: 'Pos', PN: '2', Dsc: 'B', TaxG: 'Z0', Amt: '20.00', ...b }];
+  assert.deepEqual(base(two({}, {}), zero).vat.map((b) => b.category), ['Z']);
+  const exempt = base(two({ TaxExemptionCode: 'vatex-eu-132-1i' }, { TaxExemptionCode: 'VATEX-EU-132-1I' }), zero);
+  assert.deepEqual(exempt.vat.map((b) => [b.category, b.exemptionCode, b.exemptionReason]), [['E', 'VATEX-EU-132-1I', undefined]]);
+  assert.deepEqual(exempt.lines.map((l) => l.category), ['E', 'E']);
+  assert.match(message(() => base(two({ TaxExemptionCode: 'VATEX-EU-132-1I' }, {}), zero)), /^ESR\.PosA\[1\]\.TaxExemptionCode: \[BR-E-01\]/);
+  assert.match(message(() => base(two({ TaxExemptionCode: 'VATEX-EU-AE' }, { TaxExemptionCode: 'VATEX-EU-132-1I' }), zero)), /^ESR\.PosA\[1\]\.TaxExemptionCode: \[BR-AE-01\]/);
+  assert.match(message(() => base(two({ TaxExemptionCode: 'VATEX-EU-IC' }, { TaxExemptionCode: 'VATEX-EU-IC' }), zero)), /^ESR\.PosA\[0\]\.TaxExemptionCode: \[BR-CL-22\] "VATEX-EU-IC" is not an exemption this version makes/);
+  // a text alone is an exemption too
+  assert.deepEqual(base(two({ TaxExemptionReason: 'Exempt' }, { TaxExemptionReason: 'Exempt' }), zero).vat.map((b) => [b.category, b.exemptionReason]), [['E', 'Exempt']]);
+});
