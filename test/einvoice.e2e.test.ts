@@ -106,6 +106,77 @@ test('a return with DD is a CreditNote referring to the invoice by its FN; a pai
   assert.match(xml, /<cbc:CreditedQuantity unitCode="C62">2<\/cbc:CreditedQuantity><cbc:LineExtensionAmount currencyID="EUR">6\.00<\/cbc:LineExtensionAmount>/);
   assert.match(xml, /<cbc:PrepaidAmount currencyID="EUR">6\.54<\/cbc:PrepaidAmount><cbc:PayableAmount currencyID="EUR">0\.00<\/cbc:PayableAmount>/);
 
+  // a credit note over two VAT rates, one line with the share of the discount the invoice gave (a line allowance)
+  const rates = await register({
+    TN: '20', DD: 'NL', Ctm: CUSTOMER, RFN: saleFn, RD: '2026-11-25', Rsn: 'Cancelled order',
+    PosA: [
+      { _: 'Pos', PN: '1', Dsc: 'Catering service', TaxG: '21%', Qty: '-1', Pri: '60.50', Amt: '-60.50', SKU: 'CAT-1' },
+      { _: 'Pos', PN: '2', Dsc: 'Bread', TaxG: '9%', Qty: '-3', Pri: '3.27', Amt: '-9.81', IN: '8712345678906' },
+      { _: 'Mod', PN: '2', Dsc: 'Discount 10 %', Amt: '0.98' },
+    ],
+    PayA: [{ _: 'Pay', Dsc: 'Refund', PayG: 'refund', Amt: '-69.33' }],
+  });
+  assert.equal(rates.status, 200, rates.text);
+  const ratesXml = await einvoiceOf(String(rates.json.TraC?.ESR?.FN));
+  made['credit-note-rates.xml'] = ratesXml;
+  assert.match(ratesXml, /<cbc:CreditNoteTypeCode>381<\/cbc:CreditNoteTypeCode>/);
+  assert.equal(ratesXml.match(/<cac:TaxSubtotal>/g)?.length, 2, 'one VAT breakdown per rate');
+  assert.match(ratesXml, /<cbc:Percent>21(\.00)?<\/cbc:Percent>/);
+  assert.match(ratesXml, /<cbc:Percent>9(\.00)?<\/cbc:Percent>/);
+  assert.match(ratesXml, /<cac:AllowanceCharge><cbc:ChargeIndicator>false<\/cbc:ChargeIndicator>/);
+  assert.match(ratesXml, /<cbc:TaxInclusiveAmount currencyID="EUR">69\.33<\/cbc:TaxInclusiveAmount>/);
+
+  // a credit note over two VAT rates with a discount of the whole receipt (PN *): a document level allowance per rate
+  const whole = await register({
+    TN: '21', DD: 'NL', Ctm: CUSTOMER, RFN: saleFn, RD: '2026-11-25', Rsn: 'Order cancelled',
+    PosA: [
+      { _: 'Pos', PN: '1', Dsc: 'Catering service', TaxG: '21%', Qty: '-1', Pri: '60.50', Amt: '-60.50', SKU: 'CAT-1' },
+      { _: 'Pos', PN: '2', Dsc: 'Bread', TaxG: '9%', Qty: '-2', Pri: '3.27', Amt: '-6.54', IN: '8712345678906' },
+      { _: 'Mod', PN: '*', Dsc: 'Customer discount 5 %', Amt: '3.35' },
+    ],
+    PayA: [{ _: 'Pay', Dsc: 'Refund', PayG: 'refund', Amt: '-63.69' }],
+  });
+  assert.equal(whole.status, 200, whole.text);
+  const wholeXml = await einvoiceOf(String(whole.json.TraC?.ESR?.FN));
+  made['credit-note-document-allowance.xml'] = wholeXml;
+  assert.equal(wholeXml.match(/<cac:AllowanceCharge><cbc:ChargeIndicator>false<\/cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>95<\/cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Customer discount 5 %<\/cbc:AllowanceChargeReason>/g)?.length, 2, 'one allowance per rate');
+  assert.match(wholeXml, /<cbc:AllowanceTotalAmount currencyID="EUR">/);
+  assert.match(wholeXml, /<cbc:TaxInclusiveAmount currencyID="EUR">63\.69<\/cbc:TaxInclusiveAmount>/);
+  // the lines keep their whole amounts: the discount is on the document
+  assert.match(wholeXml, /<cbc:CreditedQuantity unitCode="C62">1<\/cbc:CreditedQuantity><cbc:LineExtensionAmount currencyID="EUR">50\.00<\/cbc:LineExtensionAmount><cac:Item>/);
+
+  // exempt (E) with its VATEX code and reason beside a standard rated line, and a reverse charge (AE) to a Belgian business
+  const exempt = await register({
+    TN: '22', DD: 'NL', Ctm: CUSTOMER,
+    PosA: [
+      { _: 'Pos', PN: '1', Dsc: 'First aid course', TaxG: '0%', Amt: '80.00', TaxExemptionCode: 'VATEX-EU-132-1J', TaxExemptionReason: 'Exempt: school or university education (Art. 132(1)(j) Directive 2006/112/EC)' },
+      { _: 'Pos', PN: '2', Dsc: 'Course book', TaxG: '9%', Amt: '21.80' },
+    ],
+    PayA: [{ _: 'Pay', Dsc: 'On account', PayG: 'open', Amt: '101.80' }],
+  });
+  assert.equal(exempt.status, 200, exempt.text);
+  const exemptXml = await einvoiceOf(String(exempt.json.TraC?.ESR?.FN));
+  made['exempt.xml'] = exemptXml;
+  assert.match(exemptXml, /<cac:TaxCategory><cbc:ID>E<\/cbc:ID><cbc:Percent>0(\.00)?<\/cbc:Percent><cbc:TaxExemptionReasonCode>VATEX-EU-132-1J<\/cbc:TaxExemptionReasonCode><cbc:TaxExemptionReason>Exempt: school/);
+  assert.match(exemptXml, /<cac:ClassifiedTaxCategory><cbc:ID>E<\/cbc:ID>/);
+  const belgian = { Nam: 'Brasserie Lambiek BV', Adr: 'Grote Markt 1', Zip: '1000', City: 'Brussel', Ctry: 'BE', TaxId: 'BE0123456749', BuyerReference: 'BE-77' };
+  const reverse = await register({
+    TN: '23', DD: 'PEPPOL', DDto: '9925:BE0123456749', Ctm: belgian,
+    PosA: [{ _: 'Pos', PN: '1', Dsc: 'Bakery consulting', TaxG: '0%', Amt: '500.00', TaxExemptionCode: 'VATEX-EU-AE' }],
+    PayA: [{ _: 'Pay', Dsc: 'On account', PayG: 'open', Amt: '500.00' }],
+  });
+  assert.equal(reverse.status, 200, reverse.text);
+  const reverseXml = await einvoiceOf(String(reverse.json.TraC?.ESR?.FN));
+  made['reverse-charge.xml'] = reverseXml;
+  assert.match(reverseXml, /<cac:TaxCategory><cbc:ID>AE<\/cbc:ID><cbc:Percent>0(\.00)?<\/cbc:Percent><cbc:TaxExemptionReasonCode>VATEX-EU-AE<\/cbc:TaxExemptionReasonCode><cbc:TaxExemptionReason>Reverse charge<\/cbc:TaxExemptionReason>/);
+  // refused before journaling: an exemption at a rate with VAT, and a reverse charge to a buyer without a VAT number
+  const rated = await register({ TN: '24', DD: 'NL', Ctm: CUSTOMER, PosA: [{ _: 'Pos', PN: '1', Dsc: 'Course', TaxG: '21%', Amt: '12.10', TaxExemptionCode: 'VATEX-EU-132-1J' }], PayA: [{ _: 'Pay', Dsc: 'Cash', PayG: 'cash', Amt: '12.10' }] });
+  assert.equal(rated.status, 400, rated.text);
+  assert.match(String(rated.json.TraC?.Result?.UserMessage), /ESR\.PosA\[0\]\.TaxExemptionCode: \[BR-E-05\]/);
+  const noVat = await register({ TN: '25', DD: 'PEPPOL', DDto: '9925:BE0123456749', Ctm: { ...belgian, TaxId: undefined }, PosA: [{ _: 'Pos', PN: '1', Dsc: 'Consulting', TaxG: '0%', Amt: '5.00', TaxExemptionCode: 'VATEX-EU-AE' }], PayA: [{ _: 'Pay', Dsc: 'Cash', PayG: 'cash', Amt: '5.00' }] });
+  assert.equal(noVat.status, 400, noVat.text);
+  assert.match(String(noVat.json.TraC?.Result?.UserMessage), /ESR\.Ctm\.TaxId: \[BR-AE-02\]/);
+
   const paid = await register({
     TN: '3', DD: 'PEPPOL', DDto: '0106:12345678', Ctm: { ...CUSTOMER, TaxId: undefined },
     PosA: [{ _: 'Pos', PN: '1', Dsc: 'Coffee', TaxG: '21%', Amt: '3.63' }],
@@ -184,7 +255,7 @@ test('what cannot make a valid e-invoice is refused before journaling with the r
 test('the official EN 16931 rules (and XRechnung for DD DE) find nothing to report in the e-invoices made; a broken one fails by rule id', () => {
   const missing = saxonAvailable();
   assert.equal(missing, undefined, missing);
-  assert.deepEqual(Object.keys(made).sort(), ['credit-note.xml', 'paid.xml', 'sale.xml', 'xrechnung-credit-note.xml', 'xrechnung.xml']);
+  assert.deepEqual(Object.keys(made).sort(), ['credit-note-document-allowance.xml', 'credit-note-rates.xml', 'credit-note.xml', 'exempt.xml', 'paid.xml', 'reverse-charge.xml', 'sale.xml', 'xrechnung-credit-note.xml', 'xrechnung.xml']);
   const sale = made['sale.xml'] as string;
   const broken = sale.replace(/<cbc:PayableAmount currencyID="EUR">162\.93</, '<cbc:PayableAmount currencyID="EUR">170.00<');
   assert.notEqual(broken, sale);

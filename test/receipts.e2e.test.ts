@@ -116,6 +116,8 @@ test(`Tra_DH, activation with the register handle, archive with transaction hand
   assert.match(html1, /Old Name KG/, 'the Cfg in force then');
   assert.doesNotMatch(html1, /New Name GmbH/);
   assert.match(html1, /data:image\/png;base64,/, 'Fis.Code as a QR image (made from the archived signature)');
+  assert.doesNotMatch(html1, /fmt=einvoice/, 'a sale without ESR.DD links no e-invoice');
+  assert.equal((await page(`${portal.url}/r/${dh1}?fmt=einvoice`)).status, 404);
 
   const p2 = await page(`${portal.url}/r/${dh2}`);
   assert.equal(p2.status, 200);
@@ -168,4 +170,45 @@ test(`Tra_DH, activation with the register handle, archive with transaction hand
   const wrong = await post(`${portal.url}/api/v1/recorder/archive`, { records: next }, { authorization: `Bearer ${token}` });
   assert.equal(wrong.status, 400, wrong.text);
   assert.match(wrong.text, /th/);
+});
+
+test(`the receipt page of an invoice links its e-invoice, the document the service made (${STORE_NAME})`, async () => {
+  const portal = await startTestPortal();
+  cleanup.push(() => portal.stop());
+  const company = await companyWithLocation(portal);
+  const service = await startTestService();
+  cleanup.push(() => service.stop());
+  const cfg = await post(`${service.url}/cfg`, { Cfg: {
+    Cmp: { Nam: 'Bakkerij Jansen B.V.', Adr: 'Dorpsstraat', AdrNr: '12', Zip: '1234 AB', City: 'Utrecht', Ctry: 'NL', TaxId: 'NL123456789B01' },
+    Trm: { Lang: 'nl' },
+    Doc: { AccountIBAN: 'NL91ABNA0417164300', PaymentPeriod: '14' },
+  } });
+  assert.equal(cfg.status, 200, cfg.text);
+  assert.equal((await post(`${service.url}/profile`, { Badge: `${company.badge}/Shop-1/POS-1`, Attributes: 'Tra_DH' })).status, 200);
+  await service.ctx.store.putSetting(ACTIVATION_KEY, JSON.stringify({ portalUrl: portal.url, token: 'x', registerNumber: 'r', badge: 'b', at: new Date().toISOString() }));
+  const inv = await post(`${service.url}/register`, { Tra: { ESR: {
+    TL: '1', TT: '1', TN: '1', DD: 'NL', DDto: '9944:NL987654321B01',
+    Ctm: { Nam: 'Hotel De Linde', Adr: 'Lindelaan 3', Zip: '3511 AA', City: 'Utrecht', Ctry: 'NL', TaxId: 'NL987654321B01', BuyerReference: 'PO-17' },
+    PosA: [{ _: 'Pos', PN: '1', Dsc: 'Catering', TaxG: '21%', Amt: '121.00' }],
+    PayA: [{ _: 'Pay', Dsc: 'On account', PayG: 'open', Amt: '121.00' }],
+  } } });
+  assert.equal(inv.status, 200, inv.text);
+  const dh = inv.json.TraC.Fis.DH as string;
+  const fn = inv.json.TraC.ESR.FN as string;
+  const act = await post(`${portal.url}/api/v1/recorder/activate`, { badge: `${company.badge}/Shop-1/POS-1`, ...activationHandleFields(service.ctx, 'def') });
+  assert.equal(act.status, 200, act.text);
+  await archiveAll(service, portal.url, act.json.token as string, 1);
+
+  const html = (await page(`${portal.url}/r/${dh}`)).body.toString('utf8');
+  const href = /<a href="\?fmt=einvoice&amp;sq=(\d+)" download>E-factuur \(XML, EN 16931\)<\/a>/.exec(html);
+  assert.ok(href, `the page links the e-invoice in the receipt's language: ${html.slice(-600)}`);
+  const doc = await page(`${portal.url}/r/${dh}?fmt=einvoice&sq=${href[1]}`);
+  assert.equal(doc.status, 200);
+  assert.match(doc.headers['content-type'] ?? '', /^application\/xml/);
+  assert.equal(doc.headers['content-disposition'], `attachment; filename="einvoice-${fn}.xml"`);
+  // the same document the service keeps and answers by GET /export
+  const exported = await get(`${service.url}/export?type=einvoice&fn=${encodeURIComponent(fn)}`);
+  assert.equal(exported.status, 200, exported.text);
+  assert.equal(doc.body.toString('utf8'), exported.text);
+  assert.match(exported.text, new RegExp(`<cbc:ID>${fn}</cbc:ID>`));
 });

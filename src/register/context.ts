@@ -14,6 +14,7 @@ import type { StopReason, Stopped } from './maintenance/service-control.js';
 import type { Activation, RecorderStatus } from './recorder/recorder.js';
 import type { ReportedCode } from './recorder/events.js';
 import type { OnlineOutcome } from './fiscal/delivery/deliverer.js';
+import type { EinvoiceOutcome } from './einvoice/delivery.js';
 
 /** Restart and stop of the running service (maintenance/service-control.ts). */
 export interface ServiceStopper {
@@ -42,6 +43,13 @@ export interface AuthorityReporting {
   online(reg: Register, sealed: Sealed): Promise<OnlineOutcome | undefined>;
   /** queues the register's refused receipts again (after its configuration changed); how many */
   retryRefused(reg: Register): Promise<number>;
+  status(): { queued: number; registers: Obj };
+}
+
+/** Delivering e-invoices to their delivery system online and later (einvoice/delivery.ts). */
+export interface EinvoiceDelivering {
+  /** sends a committed invoice's e-invoice within eDoc_Timeout; undefined when the record asks for none */
+  online(reg: Register, sealed: Sealed, xml: string): Promise<EinvoiceOutcome | undefined>;
   status(): { queued: number; registers: Obj };
 }
 
@@ -74,4 +82,6 @@ export interface ServiceContext {
   events?: EventQueue;
   /** reporting receipts to a tax authority in real time and later (Croatia, Slovenia); absent without a running service */
   authority?: AuthorityReporting;
+  /** delivering e-invoices to their delivery system; absent without a running service */
+  einvoice?: EinvoiceDelivering;
 }

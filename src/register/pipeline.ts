@@ -443,6 +443,14 @@ function withAuthorityNote(answer: CachedResponse, note: OnlineOutcome | undefin
   return { ...answer, body: { ...answer.body, Result: { ...result, ErrorCode: note.errorCode, UserMessage: message(note.errorCode, lang, note.params) } } };
 }
 
+/** A warning about what followed the commit (the e-invoice not delivered) in the Result of an OK answer. */
+function withWarning(answer: CachedResponse, warning: string | undefined): CachedResponse {
+  if (warning === undefined) return answer;
+  const result = isObj(answer.body.Result) ? answer.body.Result : { RC: 'OK' };
+  const warnings = [...(Array.isArray(result.Warning) ? result.Warning : []), warning];
+  return { ...answer, body: { ...answer.body, Result: { ...result, Warning: warnings } } };
+}
+
 /** A request whose body is made by the service (a void built from its original), with its register. */
 export interface BuiltRequest {
   doc: Doc;
@@ -504,8 +512,9 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
       }
       // Croatia, Slovenia: reported to the tax authority before it is printed and answered (its JIR/EOR is printed)
       const reported = await reportToAuthority(ctx, reg, outcome);
-      const sealed = reported.sealed;
-      await issueEinvoice(ctx, reg, sealed, outcome.duplicate === true);
+      // e-invoicing: made, kept and delivered after the commit (and the authority); its delivery is in Fis.EInvoice
+      const issued = await issueEinvoice(ctx, reg, reported.sealed, outcome.duplicate === true);
+      const sealed = issued.sealed;
       try {
         await printout?.print(reg, sealed, outcome.duplicate === true);
       } catch (e) {
@@ -518,7 +527,7 @@ export async function registerTransaction(ctx: ServiceContext, req: RegisterRequ
         const duplicate = answerOf(sealed, { errorCode: '#DUPLICATE', warnings: [`duplicate of SQ ${sq}; not registered again`] });
         return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, duplicate, sealed), fisQr));
       }
-      const answer = withAuthorityNote(remember(reg, doc.root as RecordType, sealed), reported.note, lang);
+      const answer = withWarning(withAuthorityNote(remember(reg, doc.root as RecordType, sealed), reported.note, lang), issued.warning);
       return reply(format, withFisQr(await withDocumentHandle(ctx, reg.state.rn, settings.traDh, answer, sealed), fisQr));
     } finally {
       printout?.end();

@@ -25,6 +25,7 @@ import { ServiceControl, type Stopped, httpServerDisabled } from './maintenance/
 import { Recorder, recorderOptionsOf } from './recorder/recorder.js';
 import { EventReporter, eventReporterOptionsOf } from './recorder/events.js';
 import { AuthorityDelivery, deliveryOptionsOf } from './fiscal/delivery/deliverer.js';
+import { EinvoiceDelivery } from './einvoice/delivery.js';
 import { journalStart } from './maintenance/start-record.js';
 
 /**
@@ -156,6 +157,10 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const authority = new AuthorityDelivery(ctx, deliveryOptionsOf(env), logger);
   ctx.authority = authority;
   await authority.start();
+  // e-invoices not answered by their delivery system yet are sent again; ready before the first request too
+  const einvoice = new EinvoiceDelivery(ctx, deliveryOptionsOf(env), logger);
+  ctx.einvoice = einvoice;
+  await einvoice.start();
   const app = buildApp(ctx, logger);
   // journaled before the first request can be (France's JET: the start comes first)
   await serviceEvent(ctx, 'start', logger);
@@ -216,6 +221,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       await recorder.close();
       await events.close();
       await authority.close();
+      await einvoice.close();
       await Promise.all(countryModules().map((m) => m.close?.()));
       // no new connections; the requests in flight are answered first
       await listener.close();

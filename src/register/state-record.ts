@@ -68,6 +68,7 @@ export function stateRecord(ctx: ServiceContext, visible: (rn: string) => boolea
     Company: company,
     EnvSettings: env,
     ...authorityState(ctx, visible, instance),
+    ...einvoiceState(ctx, visible, instance),
   };
 }
 
@@ -102,6 +103,15 @@ function authorityState(ctx: ServiceContext, visible: (rn: string) => boolean, i
   return { FiscalQueued: String(queued), FiscalQueue: queues, FiscalCertificate: certificates };
 }
 
+/** E-invoices waiting for their delivery system (EinvoiceQueued, and per register the oldest and the last failure), once delivery runs. */
+function einvoiceState(ctx: ServiceContext, visible: (rn: string) => boolean, instance: boolean): Obj {
+  const queue = ctx.einvoice?.status();
+  if (!queue) return {};
+  const queues = Object.fromEntries(Object.entries(queue.registers).filter(([rn]) => visible(rn)));
+  const queued = instance ? queue.queued : Object.values(queues).reduce((n: number, q) => n + (isObj(q) ? Number(q.Queued ?? 0) : 0), 0);
+  return { EinvoiceQueued: String(queued), EinvoiceQueue: queues };
+}
+
 /** Typed JSON of the state record: numbers and booleans as JSON numbers and booleans. */
-export const STATE_NUMBERS = new Set(['pid', 'uptime', 'RecSent', 'RecQueued', 'RetryQueued', 'FiscalQueued', 'TimeOffset', 'DiskUsage', 'DiskQuota']);
+export const STATE_NUMBERS = new Set(['pid', 'uptime', 'RecSent', 'RecQueued', 'RetryQueued', 'FiscalQueued', 'EinvoiceQueued', 'TimeOffset', 'DiskUsage', 'DiskQuota']);
 export const STATE_BOOLEANS = new Set(['Online']);

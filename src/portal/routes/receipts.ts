@@ -1,8 +1,10 @@
 /**
  * GET /r/{DH}: the digital receipt page (public, no login: the document handle is the secret). HTML drawn with the
  * register service's default template (src/register/render/templates/fiscal.pug) and receipt view, or with
- * `?fmt=pdf` the service's receipt PDF (`width` 42 or 48 columns as /render/pdf). Several receipts sharing the
- * handle: the HTML shows all, the PDF the one `?sq=` names (default the first).
+ * `?fmt=pdf` the service's receipt PDF (`width` 42 or 48 columns as /render/pdf). An invoice with an e-invoice
+ * (ESR.DD) links it: `?fmt=einvoice` answers its EN 16931 UBL document, made by the service's own code from the
+ * archived record and the Cfg in force then (the document the service delivered). Several receipts sharing the
+ * handle: the HTML shows all, the PDF and the e-invoice the one `?sq=` names (default the first).
  *
  * Anything that is not a receipt (a malformed handle, an unknown register or transaction handle, a record that is
  * no receipt) is the same small 404 page, uncached (the receipt may arrive with the instance's next archive
@@ -12,7 +14,8 @@
  * Found receipts never change: cached privately for a day; the page is not indexed and sends no Referer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_WIDTH, WIDTHS, qrPngDataUrl, receiptHtml, receiptPdf, receiptView } from '../../register/render/index.js';
+import type { Lang } from '../../shared/errors.js';
+import { DEFAULT_WIDTH, WIDTHS, einvoiceOfRecord, qrPngDataUrl, receiptHtml, receiptPdf, receiptView } from '../../register/render/index.js';
 import type { PortalContext } from '../context.js';
 import { GuessLimit, type GuessLimitOptions, clientKey } from '../services/guess-limit.js';
 import { type ArchivedReceipt, receiptsOfHandle } from '../services/receipts.js';
@@ -40,11 +43,29 @@ function send(res: FastifyReply, status: number, type: string, body: string | Bu
   return res.code(status).headers({ ...COMMON_HEADERS, 'cache-control': cache }).type(type).send(body);
 }
 
-function receiptHtmlOf(r: ArchivedReceipt): Promise<string> {
+/** The link to an invoice's e-invoice, in the receipt's language. */
+const EINVOICE_LINK: Readonly<Record<Lang, string>> = {
+  en: 'E-invoice (XML, EN 16931)',
+  de: 'E-Rechnung (XML, EN 16931)',
+  fr: 'Facture électronique (XML, EN 16931)',
+  nl: 'E-factuur (XML, EN 16931)',
+};
+
+/** Whether the receipt is an invoice with an e-invoice (made only when it is asked for). */
+function hasEinvoice(r: ArchivedReceipt): boolean {
+  const esr = r.record.data.ESR;
+  return typeof esr === 'object' && esr !== null && !Array.isArray(esr) && typeof esr.DD === 'string' && typeof r.record.data.BCF === 'string' && r.record.data.BCF.split(' ').includes('einvoice');
+}
+
+async function receiptHtmlOf(r: ArchivedReceipt): Promise<string> {
   const plain = receiptView({ record: r.record, cfg: r.cfg, lang: r.lang });
   const view = plain.code ? { ...plain, qr: qrPngDataUrl(plain.code, HTML_QR) } : plain;
   // the default template: a register's own layouts stay in its instance's data folder, which the portal does not have
-  return receiptHtml(view, r.record, r.cfg, undefined);
+  const html = await receiptHtml(view, r.record, r.cfg, undefined);
+  if (!hasEinvoice(r)) return html;
+  const link = `<p class="einvoice" style="text-align:center"><a href="?fmt=einvoice&amp;sq=${r.sq}" download>${EINVOICE_LINK[r.lang]}</a></p>`;
+  const end = html.lastIndexOf('</body>');
+  return end < 0 ? html + link : html.slice(0, end) + link + html.slice(end);
 }
 
 /** Several receipts: the first document with the bodies of the others appended. */
@@ -89,8 +110,21 @@ export function receiptRoutes(app: FastifyInstance, ctx: PortalContext, options:
       return send(res, 404, 'text/html; charset=utf-8', NOT_FOUND_PAGE, 'no-store');
     }
     const bySq = q.sq !== undefined ? receipts.filter((r) => String(r.sq) === q.sq) : receipts;
-    if (bySq.length === 0 || (fmt !== 'html' && fmt !== 'pdf') || !WIDTHS.includes(width)) {
+    if (bySq.length === 0 || (fmt !== 'html' && fmt !== 'pdf' && fmt !== 'einvoice') || !WIDTHS.includes(width)) {
       return send(res, 404, 'text/html; charset=utf-8', NOT_FOUND_PAGE, 'no-store');
+    }
+    if (fmt === 'einvoice') {
+      const r = bySq[0] as ArchivedReceipt;
+      let doc;
+      try {
+        doc = einvoiceOfRecord(r.record, r.cfg);
+      } catch {
+        // the archived base data no longer make a valid one: no document rather than a broken one
+        doc = undefined;
+      }
+      if (!doc) return send(res, 404, 'text/html; charset=utf-8', NOT_FOUND_PAGE, 'no-store');
+      res.header('content-disposition', `attachment; filename="einvoice-${doc.number.replace(/[^A-Za-z0-9._-]/g, '_')}.xml"`);
+      return send(res, 200, 'application/xml; charset=utf-8', doc.xml, 'private, max-age=86400');
     }
     if (fmt === 'pdf') {
       const r = bySq[0] as ArchivedReceipt;

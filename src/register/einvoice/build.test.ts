@@ -185,3 +185,55 @@ test('a refusal of a line names its position in ESR.PosA, counting the Mod lines
   });
   assert.match(message(() => checkCalculations(inv)), /^ESR\.PosA\[2\]: \[BR-DEC-23\]/);
 });
+
+test('a Mod of the whole receipt (PN *) is a document level allowance per VAT rate (BG-20), not spread on the lines', () => {
+  const inv = buildEinvoice({
+    destination: destinationOf('NO'), cfg: CFG, letters: GENERIC_LETTERS, id: 'FN-2',
+    esr: esr({
+      PosA: [
+        { _: 'Pos', PN: '1', Dsc: 'Room', TaxG: 'X', Amt: '112.00' },
+        { _: 'Pos', PN: '2', Dsc: 'Dinner', TaxG: 'Y', Amt: '125.00' },
+        { _: 'Mod', PN: '2', Dsc: 'Wine on the house', Amt: '-25.00' },
+        { _: 'Mod', PN: '*', Dsc: 'Loyalty 10 %', Amt: '-21.20' },
+      ],
+      // 21.20 split by the amounts before Mods: room 112.00 - 10.02 = 101.98 at 12 %, dinner 125.00 - 25.00 - 11.18 = 88.82 at 25 %
+      TaxA: [
+        { _: 'Tax', TaxG: 'X', Prc: '12', Net: '91.05', TAmt: '10.93', Amt: '101.98' },
+        { _: 'Tax', TaxG: 'Y', Prc: '25', Net: '71.06', TAmt: '17.76', Amt: '88.82' },
+      ],
+      PayA: [{ _: 'Pay', Dsc: 'Invoice', PayG: 'open', Amt: '190.80' }],
+    }),
+  });
+  checkCalculations(inv);
+  // the lines keep their own Mods only: the room its whole amount, the dinner its own discount as a line allowance
+  assert.deepEqual(inv.lines.map((l) => [fmt(l.net), fmt(l.allowance)]), [['100.00', '0.00'], ['80.00', '20.00']]);
+  assert.deepEqual(inv.allowances.map((a) => [a.charge, fmt(a.amount), a.reason, a.category, fmt(a.rate)]), [[false, '8.95', 'Loyalty 10 %', 'S', '12'], [false, '8.94', 'Loyalty 10 %', 'S', '25']]);
+  assert.equal(fmt(inv.totals.lineNet), '180.00');
+  assert.equal(fmt(inv.totals.allowances), '17.89');
+  assert.equal(fmt(inv.totals.taxExclusive), '162.11');
+  assert.equal(fmt(inv.totals.taxInclusive), '190.80');
+  const xml = toUbl(inv);
+  assert.match(xml, /<cac:AllowanceCharge><cbc:ChargeIndicator>false<\/cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>95<\/cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Loyalty 10 %<\/cbc:AllowanceChargeReason><cbc:Amount currencyID="NOK">8\.95<\/cbc:Amount><cac:TaxCategory><cbc:ID>S<\/cbc:ID><cbc:Percent>12\.00<\/cbc:Percent>/);
+  assert.match(xml, /<cbc:TaxInclusiveAmount currencyID="NOK">190\.80<\/cbc:TaxInclusiveAmount><cbc:AllowanceTotalAmount currencyID="NOK">17\.89<\/cbc:AllowanceTotalAmount>/);
+  // document level before the tax total, as UBL orders them
+  assert.ok(xml.indexOf('<cbc:AllowanceTotalAmount') > xml.indexOf('<cac:TaxTotal>'));
+  assert.ok(xml.lastIndexOf('<cac:AllowanceCharge>', xml.indexOf('<cac:TaxTotal>')) > 0);
+});
+
+test('exemptions: one per tax group, VATEX codes of categories not made refused, a zero rate without one stays Z', () => {
+  const base = (posA: Obj[], taxA: Obj[]): Einvoice => buildEinvoice({
+    destination: destinationOf('NO'), cfg: CFG, letters: GENERIC_LETTERS, id: 'FN-3',
+    esr: esr({ PosA: posA, TaxA: taxA, PayA: [{ _: 'Pay', Dsc: 'Invoice', PayG: 'open', Amt: '30.00' }] }),
+  });
+  const zero = [{ _: 'Tax', TaxG: 'Z0', Prc: '0', Net: '30.00', TAmt: '0.00', Amt: '30.00' }];
+  const two = (a: Obj, b: Obj): Obj[] => [{ _: 'Pos', PN: '1', Dsc: 'A', TaxG: 'Z0', Amt: '10.00', ...a }, { _: 'Pos', PN: '2', Dsc: 'B', TaxG: 'Z0', Amt: '20.00', ...b }];
+  assert.deepEqual(base(two({}, {}), zero).vat.map((b) => b.category), ['Z']);
+  const exempt = base(two({ TaxExemptionCode: 'vatex-eu-132-1i' }, { TaxExemptionCode: 'VATEX-EU-132-1I' }), zero);
+  assert.deepEqual(exempt.vat.map((b) => [b.category, b.exemptionCode, b.exemptionReason]), [['E', 'VATEX-EU-132-1I', undefined]]);
+  assert.deepEqual(exempt.lines.map((l) => l.category), ['E', 'E']);
+  assert.match(message(() => base(two({ TaxExemptionCode: 'VATEX-EU-132-1I' }, {}), zero)), /^ESR\.PosA\[1\]\.TaxExemptionCode: \[BR-E-01\]/);
+  assert.match(message(() => base(two({ TaxExemptionCode: 'VATEX-EU-AE' }, { TaxExemptionCode: 'VATEX-EU-132-1I' }), zero)), /^ESR\.PosA\[1\]\.TaxExemptionCode: \[BR-AE-01\]/);
+  assert.match(message(() => base(two({ TaxExemptionCode: 'VATEX-EU-IC' }, { TaxExemptionCode: 'VATEX-EU-IC' }), zero)), /^ESR\.PosA\[0\]\.TaxExemptionCode: \[BR-CL-22\] "VATEX-EU-IC" is not an exemption this version makes/);
+  // a text alone is an exemption too
+  assert.deepEqual(base(two({ TaxExemptionReason: 'Exempt' }, { TaxExemptionReason: 'Exempt' }), zero).vat.map((b) => [b.category, b.exemptionReason]), [['E', 'Exempt']]);
+});

@@ -8,11 +8,11 @@ import { FiscalError } from '../../shared/errors.js';
 import { type Dec, ZERO, abs, add, allocate, cmp, div, fmt, mul, neg, parseDec, sign, significantScale, sub, sum } from '../../shared/money.js';
 import { type Obj, isObj, lines, obj, str } from '../codec/index.js';
 import { isDate } from '../esr/datetime.js';
-import { analyzePositions, qtyOf, resolveWithTaxA } from '../esr/tax.js';
+import { analyzePositions, isMod, qtyOf, resolveWithTaxA } from '../esr/tax.js';
 import type { TaxLetters } from '../fiscal/tax-letters.js';
 import { currencyOf, endpointOfVat, hasCountryPrefix, unitOf } from './codes.js';
 import type { Destination } from './destination.js';
-import type { Address, Einvoice, Endpoint, Line, Party, PaymentInstructions, VatBreakdown, VatCategory } from './model.js';
+import type { Address, DocumentAllowance, Einvoice, Endpoint, Line, Party, PaymentInstructions, VatBreakdown, VatCategory } from './model.js';
 
 export interface BuildInput {
   esr: Obj;
@@ -164,6 +164,8 @@ interface TaxGroup {
   rate: Dec;
   net: Dec;
   tax: Dec;
+  exemptionReason?: string;
+  exemptionCode?: string;
   /** indexes into the lines */
   lines: number[];
 }
@@ -186,9 +188,59 @@ function priceOf(amount: Dec, quantity: Dec): Dec {
   return { v: p.v / 10n ** BigInt(p.s - Math.max(2, significantScale(p))), s: Math.max(2, significantScale(p)) };
 }
 
-function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNote: boolean): Line[] {
+/** VATEX-EU-AE: reverse charge; the other VATEX-EU codes of an exemption make category E. */
+const REVERSE_CHARGE = 'VATEX-EU-AE';
+/** VATEX codes of other categories (intra-community, export, not subject), not made yet */
+const OTHER_VATEX = new Set(['VATEX-EU-IC', 'VATEX-EU-G', 'VATEX-EU-O', 'VATEX-EU-D', 'VATEX-EU-F', 'VATEX-EU-I', 'VATEX-EU-J']);
+
+/**
+ * The VAT category of each tax group from the exemptions its positions name (Pos.TaxExemptionCode, a VATEX
+ * code; Pos.TaxExemptionReason, its text): none at rate 0 is Z, an exemption is E, VATEX-EU-AE is AE (reverse
+ * charge). A group's positions name one exemption (one breakdown per category and rate, BR-E-01/BR-AE-01),
+ * at rate 0 without tax (BR-E-05/06, BR-AE-05/06).
+ */
+function exemptions(posA: Obj[], groups: TaxGroup[], positions: Array<{ index: number }>, groupOf: number[]): void {
+  const named = new Map<number, { code?: string; reason?: string; pos: number }>();
+  positions.forEach((p, n) => {
+    const pos = posA[p.index] as Obj;
+    const code = text(pos, 'TaxExemptionCode')?.toUpperCase();
+    const reason = text(pos, 'TaxExemptionReason');
+    const g = groupOf[n] as number;
+    const field = `ESR.PosA[${p.index}]`;
+    const seen = named.get(g);
+    if (seen && (seen.code !== code || seen.reason !== reason)) {
+      throw ruleError(`${field}.TaxExemptionCode`, code === REVERSE_CHARGE || seen.code === REVERSE_CHARGE ? 'BR-AE-01' : 'BR-E-01', `the positions of tax group ${fmt((groups[g] as TaxGroup).rate)} % name different exemptions (or none): one VAT breakdown per category and rate has one exemption reason; use a tax group of its own for each`);
+    }
+    if (!seen) named.set(g, { ...(code ? { code } : {}), ...(reason ? { reason } : {}), pos: p.index });
+  });
+  for (const [g, e] of named) {
+    if (e.code === undefined && e.reason === undefined) continue;
+    const group = groups[g] as TaxGroup;
+    const field = `ESR.PosA[${e.pos}].TaxExemptionCode`;
+    if (e.code !== undefined && (!/^VATEX-EU-[A-Z0-9-]+$/.test(e.code) || OTHER_VATEX.has(e.code))) {
+      throw ruleError(field, 'BR-CL-22', `"${e.code}" is not an exemption this version makes: a VATEX code of an exemption (category E, e.g. VATEX-EU-132-1I) or VATEX-EU-AE (reverse charge)`);
+    }
+    const category: VatCategory = e.code === REVERSE_CHARGE ? 'AE' : 'E';
+    if (sign(group.rate) !== 0) throw ruleError(field, `BR-${category}-05`, `an exempt or reverse charge position has the VAT rate 0, its tax group ${fmt(group.rate)} %`);
+    if (sign(group.tax) !== 0) throw ruleError(field, `BR-${category}-06`, `an exempt or reverse charge tax group has no VAT, not ${fmt(group.tax)}`);
+    group.category = category;
+    if (e.code !== undefined) group.exemptionCode = e.code;
+    group.exemptionReason = e.reason ?? (category === 'AE' ? 'Reverse charge' : undefined);
+    if (group.exemptionReason === undefined) delete group.exemptionReason;
+  }
+}
+
+/** A Mod of the whole receipt (PN `*`): a document level allowance or charge, not spread on the lines. */
+function isDocumentMod(l: Obj): boolean {
+  return isMod(l) && (str(l, 'PN') ?? '').trim() === '*';
+}
+
+function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNote: boolean): { lines: Line[]; allowances: DocumentAllowance[] } {
   const posA = lines(esr, 'PosA');
-  const positions = analyzePositions(posA);
+  // the lines with their own Mods only (the receipt's Mods kept as display lines, so that indexes stay)
+  const positions = analyzePositions(posA.map((l) => (isDocumentMod(l) ? { _: 'Lin' } : l)));
+  const withAll = analyzePositions(posA);
+  const docMods = posA.filter(isDocumentMod);
   if (positions.length === 0) throw ruleError('ESR.PosA', 'BR-16', 'An invoice shall have at least one invoice line (BG-25)');
   const taxA = lines(esr, 'TaxA');
   const taxN = str(esr, 'TaxN') === '1';
@@ -199,25 +251,42 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
     (groups[g] as TaxGroup).lines.push(p.index);
     return g;
   });
-  // each group's net is split over its lines by their amounts after Mods: the line nets add up to it exactly
+  exemptions(posA, groups, positions, groupOf);
+  // each group's net is split over its lines by their amounts after Mods: the line nets add up to it exactly;
+  // what the receipt's Mods took from the group (their share, net) is the group's document level allowance
   const nets = new Map<number, Dec>();
-  groups.forEach((g) => {
+  const documentNet = new Map<number, Dec>();
+  groups.forEach((g, gi) => {
     const members = positions.filter((p) => g.lines.includes(p.index));
     const amounts = members.map((p) => p.modified);
+    const docGross = sum(positions.map((p, k) => (g.lines.includes(p.index) ? sub((withAll[k] as { modified: Dec }).modified, p.modified) : ZERO)));
+    const docNet = sign(docGross) === 0 ? ZERO : taxN ? docGross : div(mul(docGross, HUNDRED), add(HUNDRED, g.rate), Math.max(2, g.net.s));
+    documentNet.set(gi, docNet);
+    const lineTotal = sub(g.net, docNet);
     let shares: Dec[];
     if (amounts.some((a) => sign(a) > 0) && amounts.some((a) => sign(a) < 0)) {
       // lines of both signs (an item given back on the invoice): shares of the group's net would multiply its
       // rounding by the lines' amounts over their sum; each line's own net, the group's rounding spread by size
       const own = amounts.map((a) => (taxN ? a : div(mul(a, HUNDRED), add(HUNDRED, g.rate), g.net.s)));
-      const spread = allocate(sub(g.net, sum(own)), own.map(abs));
+      const spread = allocate(sub(lineTotal, sum(own)), own.map(abs));
       shares = own.map((n, k) => add(n, spread[k] as Dec));
     } else {
-      shares = allocate(g.net, amounts);
+      shares = allocate(lineTotal, amounts);
     }
     members.forEach((p, k) => nets.set(p.index, shares[k] as Dec));
   });
   const flip = (d: Dec): Dec => (creditNote ? neg(d) : d);
-  return positions.map((p, n) => {
+  const allowances: DocumentAllowance[] = [];
+  const reason = docMods.map((m) => text(m, 'Dsc')).find((d) => d !== undefined);
+  groups.forEach((g, gi) => {
+    const docNet = documentNet.get(gi) ?? ZERO;
+    if (sign(docNet) === 0) return;
+    // a discount lowers what is invoiced (or credited): an allowance; a markup a charge
+    const allowance = neg(flip(docNet));
+    const charge = sign(allowance) < 0;
+    allowances.push({ charge, amount: abs(allowance), reason: reason ?? (charge ? 'Surcharge' : 'Discount'), category: g.category, rate: g.rate });
+  });
+  const built = positions.map((p, n) => {
     const pos = posA[p.index] as Obj;
     const field = `ESR.PosA[${p.index}]`;
     const group = groups[groupOf[n] as number] as TaxGroup;
@@ -253,6 +322,7 @@ function buildLines(esr: Obj, groups: TaxGroup[], letters: TaxLetters, creditNot
     if (end) line.periodEnd = end;
     return line;
   });
+  return { lines: built, allowances };
 }
 
 /**
@@ -295,10 +365,16 @@ function breakdown(groups: TaxGroup[], creditNote: boolean): VatBreakdown[] {
     const taxable = creditNote ? neg(g.net) : g.net;
     const tax = creditNote ? neg(g.tax) : g.tax;
     if (same) {
+      if (same.exemptionCode !== g.exemptionCode || same.exemptionReason !== g.exemptionReason) {
+        throw ruleError('ESR.TaxA', `BR-${g.category}-01`, 'two tax groups name different exemptions: an invoice has one VAT breakdown per category and rate, with one exemption reason');
+      }
       same.taxable = add(same.taxable, taxable);
       same.tax = add(same.tax, tax);
     } else {
-      out.push({ category: g.category, rate: g.rate, taxable, tax });
+      const b: VatBreakdown = { category: g.category, rate: g.rate, taxable, tax };
+      if (g.exemptionReason !== undefined) b.exemptionReason = g.exemptionReason;
+      if (g.exemptionCode !== undefined) b.exemptionCode = g.exemptionCode;
+      out.push(b);
     }
   }
   return out;
@@ -321,12 +397,15 @@ export function buildEinvoice(input: BuildInput): Einvoice {
   const groups = taxGroups(taxA);
   const total = sum(groups.map((g) => add(g.net, g.tax)));
   const creditNote = sign(total) < 0;
-  const invoiceLines = buildLines(esr, groups, input.letters, creditNote);
+  const { lines: invoiceLines, allowances } = buildLines(esr, groups, input.letters, creditNote);
   const vat = breakdown(groups, creditNote);
   const flip = (d: Dec): Dec => (creditNote ? neg(d) : d);
   const lineNet = sum(invoiceLines.map((l) => l.net));
+  const allowanceTotal = sum(allowances.filter((a) => !a.charge).map((a) => a.amount));
+  const chargeTotal = sum(allowances.filter((a) => a.charge).map((a) => a.amount));
+  const taxExclusive = add(sub(lineNet, allowanceTotal), chargeTotal);
   const tax = sum(vat.map((b) => b.tax));
-  const taxInclusive = add(lineNet, tax);
+  const taxInclusive = add(taxExclusive, tax);
   const paid = sum(lines(esr, 'PayA').filter((p) => str(p, 'PayG') !== 'open').map((p) => parseDec(str(p, 'Amt') ?? '0') ?? ZERO));
   const prepaid = flip(paid);
   const payable = sub(taxInclusive, prepaid);
@@ -342,8 +421,9 @@ export function buildEinvoice(input: BuildInput): Einvoice {
     seller: sellerParty,
     buyer: buyerParty,
     lines: invoiceLines,
+    allowances,
     vat,
-    totals: { lineNet, taxExclusive: lineNet, tax, taxInclusive, prepaid, payable },
+    totals: { lineNet, allowances: allowanceTotal, charges: chargeTotal, taxExclusive, tax, taxInclusive, prepaid, payable },
   };
   const means = payment(esr, cfg, payable, creditNote, destination, sellerParty.address.country);
   if (means) inv.payment = means;
@@ -404,7 +484,13 @@ export function buildEinvoice(input: BuildInput): Einvoice {
     inv.delivery = { ...inv.delivery, date: issueDate };
   }
   if (!sellerParty.vatId && !sellerParty.taxRegistrationId) {
-    throw ruleError('Cfg.Cmp.TaxId', vat.some((b) => b.category === 'Z') ? 'BR-Z-02' : 'BR-S-02', 'Seller VAT identifier (BT-31) or tax registration identifier (BT-32) is missing');
+    const category = (['S', 'Z', 'E', 'AE'] as const).find((c) => vat.some((b) => b.category === c)) ?? 'S';
+    throw ruleError('Cfg.Cmp.TaxId', `BR-${category}-02`, 'Seller VAT identifier (BT-31) or tax registration identifier (BT-32) is missing');
+  }
+  // reverse charge: the buyer accounts for the VAT, so both parties are named by their VAT numbers
+  if (vat.some((b) => b.category === 'AE')) {
+    if (!sellerParty.vatId) throw ruleError('Cfg.Cmp.TaxId', 'BR-AE-02', 'Seller VAT identifier (BT-31), with its country prefix, is missing for a reverse charge');
+    if (!buyerParty.vatId && !buyerParty.legalId) throw ruleError('ESR.Ctm.TaxId', 'BR-AE-02', 'Buyer VAT identifier (BT-48) is missing for a reverse charge');
   }
   // a zero rate with tax is no VAT category of EN 16931 (BR-Z-09)
   for (const b of vat) {

@@ -1,35 +1,60 @@
 /**
  * The e-invoice of a committed transaction: made from its journal record (ESR and Fis, with the FN) and the
- * register's configuration, and kept beside the journal (store.ts) for GET /export?type=einvoice.
+ * register's configuration, kept beside the journal (store.ts) for GET /export?type=einvoice, and handed to
+ * its delivery (delivery.ts).
  */
 import { FiscalError } from '../../shared/errors.js';
-import { type Obj, str } from '../codec/index.js';
+import { type Obj, isObj, str } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
-import { classify } from '../esr/business-case.js';
 import type { ExportFile } from '../fiscal/module.js';
 import type { JournalRecord } from '../journal/types.js';
 import type { Sealed } from '../record-answer.js';
 import type { Register } from '../registers.js';
-import { einvoiceXml, wantsEinvoice } from './index.js';
+import { asksEinvoice, withEinvoiceAnswer } from './answers.js';
+import { einvoiceXml } from './index.js';
 import { loadEinvoice, saveEinvoice } from './store.js';
 
-function asksEinvoice(data: Obj): boolean {
-  const esr = data.ESR;
-  return str(data, '_') === 'Tra' && typeof esr === 'object' && !Array.isArray(esr) && wantsEinvoice(esr, classify(esr));
+/** The invoice's record with its e-invoice's delivery in Fis.EInvoice, and the warning for the POS when it was not delivered. */
+export interface Issued {
+  sealed: Sealed;
+  warning?: string;
 }
 
 /**
- * After the commit: the e-invoice is made and kept. It was checked before journaling, so it cannot be refused
- * here; a file that cannot be written is made again from the journal when it is asked for (einvoiceExport).
+ * After the commit: the e-invoice is made, kept and delivered (ctx.einvoice, within eDoc_Timeout). It was
+ * checked before journaling, so it cannot be refused here; a file that cannot be written is made again from
+ * the journal when it is asked for (einvoiceExport). A duplicate gets the delivery journaled for the original.
  */
-export async function issueEinvoice(ctx: ServiceContext, reg: Register, sealed: Sealed, duplicate: boolean): Promise<void> {
-  if (duplicate || !asksEinvoice(sealed.data)) return;
+export async function issueEinvoice(ctx: ServiceContext, reg: Register, sealed: Sealed, duplicate: boolean): Promise<Issued> {
+  if (!asksEinvoice(sealed.data)) return { sealed };
   const sq = Number(str(sealed.data, 'SQ'));
-  try {
-    await saveEinvoice(ctx.dataDir, reg.state.rn, sq, einvoiceXml(sealed.data, reg.state.cfg));
-  } catch {
-    // journaled already: the export makes it from the record when the file is missing
+  if (duplicate) {
+    const data = await withEinvoiceAnswer(ctx, reg, sq, sealed.data);
+    return { sealed: data === sealed.data ? sealed : { ...sealed, data } };
   }
+  // journaled already: from here on nothing may turn the answer into a failure
+  let xml: string;
+  try {
+    xml = einvoiceXml(sealed.data, reg.state.cfg);
+  } catch (e) {
+    // checked before journaling with the same Cfg: only a Cfg changed in between gets here
+    return { sealed, warning: `ESR.DD: the e-invoice could not be made: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  try {
+    await saveEinvoice(ctx.dataDir, reg.state.rn, sq, xml);
+  } catch {
+    // the export makes it from the record when the file is missing
+  }
+  let delivered;
+  try {
+    delivered = await ctx.einvoice?.online(reg, sealed, xml);
+  } catch (e) {
+    return { sealed, warning: `ESR.DD: the e-invoice was not delivered: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (!delivered || !isObj(sealed.data.Fis)) return { sealed };
+  const issued: Issued = { sealed: { ...sealed, data: { ...sealed.data, Fis: { ...sealed.data.Fis, EInvoice: delivered.fis } } } };
+  if (delivered.warning !== undefined) issued.warning = delivered.warning;
+  return issued;
 }
 
 async function recordOf(ctx: ServiceContext, reg: Register, q: Readonly<Record<string, string>>): Promise<JournalRecord> {

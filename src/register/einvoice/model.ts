@@ -36,7 +36,8 @@ export interface Party {
   contact?: { name?: string; telephone?: string; email?: string };
 }
 
-export type VatCategory = 'S' | 'Z';
+/** UNCL5305: standard, zero rated, exempt, reverse charge */
+export type VatCategory = 'S' | 'Z' | 'E' | 'AE';
 
 export interface Line {
   /** BT-126 */
@@ -68,12 +69,27 @@ export interface Line {
   price: Dec;
 }
 
+/** BG-20 (allowance) or BG-21 (charge) on document level: a Mod of the whole receipt (PN `*`), net, per VAT rate */
+export interface DocumentAllowance {
+  charge: boolean;
+  /** BT-92 / BT-99, positive */
+  amount: Dec;
+  /** BT-97 / BT-104 */
+  reason: string;
+  /** BT-95, BT-96 / BT-102, BT-103 */
+  category: VatCategory;
+  rate: Dec;
+}
+
 /** BG-23 */
 export interface VatBreakdown {
   category: VatCategory;
   rate: Dec;
   taxable: Dec;
   tax: Dec;
+  /** BT-120, BT-121: why no VAT is charged (E, AE) */
+  exemptionReason?: string;
+  exemptionCode?: string;
 }
 
 export interface PaymentInstructions {
@@ -117,9 +133,13 @@ export interface Einvoice {
   /** BT-20 */
   paymentTerms?: string;
   lines: Line[];
+  /** BG-20, BG-21 */
+  allowances: DocumentAllowance[];
   vat: VatBreakdown[];
   totals: {
     /** BT-106 */ lineNet: Dec;
+    /** BT-107 */ allowances: Dec;
+    /** BT-108 */ charges: Dec;
     /** BT-109 */ taxExclusive: Dec;
     /** BT-110 */ tax: Dec;
     /** BT-112 */ taxInclusive: Dec;

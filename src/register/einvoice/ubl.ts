@@ -63,8 +63,15 @@ function party(p: Party, seller: boolean): string {
   ]);
 }
 
-function category(tag: string, c: { category: string; rate: Dec }): string {
-  return el(tag, [val('cbc:ID', c.category), val('cbc:Percent', percent(c.rate)), el('cac:TaxScheme', val('cbc:ID', 'VAT'))]);
+function category(tag: string, c: { category: string; rate: Dec; exemptionCode?: string; exemptionReason?: string }): string {
+  return el(tag, [
+    val('cbc:ID', c.category),
+    val('cbc:Percent', percent(c.rate)),
+    // BT-121, BT-120: in the VAT breakdown only (the lines name the category)
+    val('cbc:TaxExemptionReasonCode', c.exemptionCode),
+    val('cbc:TaxExemptionReason', c.exemptionReason),
+    el('cac:TaxScheme', val('cbc:ID', 'VAT')),
+  ]);
 }
 
 function line(inv: Einvoice, l: Line): string {
@@ -131,6 +138,13 @@ export function toUbl(inv: Einvoice): string {
     ]),
     means,
     inv.paymentTerms !== undefined && el('cac:PaymentTerms', val('cbc:Note', inv.paymentTerms)),
+    ...inv.allowances.map((a) => el('cac:AllowanceCharge', [
+      val('cbc:ChargeIndicator', a.charge ? 'true' : 'false'),
+      !a.charge && val('cbc:AllowanceChargeReasonCode', '95'),
+      val('cbc:AllowanceChargeReason', a.reason),
+      amount('cbc:Amount', a.amount, cur),
+      category('cac:TaxCategory', a),
+    ])),
     el('cac:TaxTotal', [
       amount('cbc:TaxAmount', t.tax, cur),
       ...inv.vat.map((b) => el('cac:TaxSubtotal', [amount('cbc:TaxableAmount', b.taxable, cur), amount('cbc:TaxAmount', b.tax, cur), category('cac:TaxCategory', b)])),
@@ -139,6 +153,8 @@ export function toUbl(inv: Einvoice): string {
       amount('cbc:LineExtensionAmount', t.lineNet, cur),
       amount('cbc:TaxExclusiveAmount', t.taxExclusive, cur),
       amount('cbc:TaxInclusiveAmount', t.taxInclusive, cur),
+      sign(t.allowances) !== 0 && amount('cbc:AllowanceTotalAmount', t.allowances, cur),
+      sign(t.charges) !== 0 && amount('cbc:ChargeTotalAmount', t.charges, cur),
       sign(t.prepaid) !== 0 && amount('cbc:PrepaidAmount', t.prepaid, cur),
       amount('cbc:PayableAmount', t.payable, cur),
     ]),

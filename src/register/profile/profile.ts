@@ -6,6 +6,7 @@
 import { parseFisQr } from '../render/qr/fis-qr.js';
 import { parseQuotaMb } from '../maintenance/disk-quota.js';
 import { checkLogAttributes } from '../logs/log-settings.js';
+import { checkEinvoiceAttributes } from '../einvoice/endpoint.js';
 import { checkPrinterAttributes } from '../peripherals/printer-config.js';
 import { restartAtOf } from '../maintenance/restart-schedule.js';
 import { respond102Of } from '../maintenance/interim-102.js';
@@ -204,6 +205,7 @@ export class Profiles {
           const diskQuota = attrs.get('diskquota');
           if (diskQuota !== undefined && parseQuotaMb(diskQuota) === undefined) throw new FiscalError('#INVALID_TYPE', { field: 'Attributes.DiskQuota', expected: 'a number of MB (0 or more, e.g. 500 or 0.5)', value: diskQuota });
           checkLogAttributes(attrs);
+          checkEinvoiceAttributes(attrs);
           // the printer is chosen by the effective attributes (the register's own over def's): check those,
           // and on a change of def every register that inherits from it
           if (rn === 'def') {

@@ -11,6 +11,7 @@ import type { JournalRecord } from '../journal/types.js';
 import type { Register } from '../registers.js';
 import { recordView } from '../journal/record-view.js';
 import { withAuthorityAnswer } from '../fiscal/delivery/answers.js';
+import { withEinvoiceAnswer } from '../einvoice/answers.js';
 import { RECEIPT_TYPES, type ReceiptRecord, type ReceiptType } from './receipt-view.js';
 
 export interface ReceiptSource {
@@ -70,7 +71,8 @@ export function isReceiptRecord(r: JournalRecord): boolean {
 /** A journal record of one of the receipt types (isReceiptRecord) as /render draws it (the journal page opens receipts by SQ). */
 export async function receiptOfRecord(ctx: ServiceContext, reg: Register, r: JournalRecord): Promise<ReceiptSource> {
   // Croatia, Slovenia: the authority's answer (JIR, EOR) journaled after the receipt is printed with it
-  const view = r.type === 'Tra' ? await withAuthorityAnswer(ctx, reg, r.sq, recordView(r)) : recordView(r);
+  // an invoice with an e-invoice: its delivery status, journaled after it
+  const view = r.type === 'Tra' ? await withEinvoiceAnswer(ctx, reg, r.sq, await withAuthorityAnswer(ctx, reg, r.sq, recordView(r))) : recordView(r);
   const { _: _type, ...data } = view;
   const cfg = await cfgAt(ctx, reg, r.sq);
   return { record: { type: r.type as ReceiptType, data }, reg, cfg, lang: langOf(ctx, reg, cfg) };

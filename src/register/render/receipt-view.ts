@@ -98,6 +98,21 @@ const TITLE_OF_KIND: Readonly<Record<string, keyof ReceiptLabels>> = {
   payment: 'nonfiscal', login: 'nonfiscal', logout: 'nonfiscal', payin: 'nonfiscal', payout: 'nonfiscal', reprint: 'receipt', xreport: 'nonfiscal',
 };
 
+/**
+ * An invoice's e-invoice delivery as printed: the provider's status word and id, or why it was not delivered
+ * (Fis.EInvoice as einvoice/answers.ts writes it).
+ */
+function einvoiceStatus(e: Obj, labels: ReceiptLabels): string {
+  const status = str(e, 'Status') ?? '';
+  const reason = str(e, 'Reason');
+  let text: string;
+  if (status === 'pending') text = labels.einvoicePending;
+  else if (status === 'rejected') text = `${labels.einvoiceRejected}${reason ? `: ${reason}` : ''}`;
+  else if (status === 'not sent') text = labels.einvoiceNotSent;
+  else text = [status, str(e, 'Id')].filter(Boolean).join(' ');
+  return str(e, 'Test') === '1' ? `${text} (${labels.einvoiceTest})` : text;
+}
+
 function textOf(v: Value | undefined): string {
   return typeof v === 'string' ? v : '';
 }
@@ -202,6 +217,8 @@ export function receiptView({ record, cfg, lang, qr = '' }: ViewInput): ReceiptV
   if (report?.kind === 'X' || str(data, 'BC') === 'xreport') title = reportLabelsOf(lang).xreport;
   const audit = obj(data, 'Audit');
   if (type === 'Audit' && audit) fields.push(...scalarFields(audit, ['Text']));
+  const einvoice = fis ? obj(fis, 'EInvoice') : undefined;
+  if (type === 'Tra' && einvoice) fields.push({ label: labels.einvoice, value: einvoiceStatus(einvoice, labels) });
 
   const locParty = party(loc, f);
   const company = party(obj(cfg, 'Cmp'), f);

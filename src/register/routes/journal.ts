@@ -11,6 +11,7 @@ import { RECORDS_PER_FILE, jouFileName } from '../journal/export/jou-export.js';
 import { recordView } from '../journal/record-view.js';
 import { rnOfQuery } from '../register-number.js';
 import { authorityOf, withAuthorityAnswer } from '../fiscal/delivery/answers.js';
+import { withEinvoiceAnswer } from '../einvoice/answers.js';
 import { requireLocalOrPassword } from '../security/local-or-password.js';
 import { formatOf, guarded, queryOf, registerOf, sendDoc } from './http.js';
 
@@ -49,7 +50,9 @@ export async function findPage(ctx: ServiceContext, rid: number, parsed: ParsedF
       break;
     }
     lastSq = r.sq;
-    const view = reported && r.type === 'Tra' ? await withAuthorityAnswer(ctx, reported, r.sq, recordView(r)) : recordView(r);
+    const answered = reported && r.type === 'Tra' ? await withAuthorityAnswer(ctx, reported, r.sq, recordView(r)) : recordView(r);
+    // an invoice with an e-invoice: its delivery (journaled after it) in Fis.EInvoice
+    const view = reg && r.type === 'Tra' ? await withEinvoiceAnswer(ctx, reg, r.sq, answered) : answered;
     if (matchesFilters(view, filters) && accept(view)) records.push(view);
   }
   const page: FoundPage = { records, timedOut, ms };

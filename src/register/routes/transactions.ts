@@ -11,6 +11,7 @@ import { lastInScope, scopedVoid } from '../security/token-scope.js';
 import { failureOf, failureReply, reply } from '../respond.js';
 import { answerOf } from '../record-answer.js';
 import { lastWithAnswer } from '../fiscal/delivery/answers.js';
+import { withEinvoiceAnswer } from '../einvoice/answers.js';
 import { printingNow } from '../peripherals/receipt-printout.js';
 import { formatOf, guarded, queryOf, registerOf, send } from './http.js';
 import { interimRegister } from '../maintenance/interim-102.js';
@@ -72,7 +73,9 @@ export function transactionRoutes(app: FastifyInstance, ctx: ServiceContext): vo
         const sq = key === 'any' ? lastAnswered(reg.state) : reg.state.last[key];
         const record = sq ? await ctx.registers.record(reg, sq) : undefined;
         if (!record) throw new FiscalError('#NOT_FOUND', { value: `last ${filter ?? 'record'} of ${rn}` });
-        answer = answerOf(await lastWithAnswer(ctx, reg, record));
+        const last = await lastWithAnswer(ctx, reg, record);
+        // an invoice with its e-invoice's delivery, journaled after it
+        answer = answerOf(record.type === 'Tra' ? { ...last, data: await withEinvoiceAnswer(ctx, reg, record.sq, last.data) } : last);
         reg.last.set(key, answer);
       }
       return send(res, reply(formatOf(req), answer));

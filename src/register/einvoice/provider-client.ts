@@ -1,0 +1,86 @@
+/**
+ * The service-provider API this version speaks: one HTTPS POST of the UBL document, one JSON answer.
+ *
+ * Request: `POST <endpoint>` with the UBL XML as body, `Content-Type: application/xml; charset=utf-8`,
+ * `Accept: application/json`, `Authorization: Bearer <token>` when a token is configured, `X-EFR-Destination`
+ * (ESR.DD as journaled), `X-EFR-Receiver` (ESR.DDto, when given: the receiver's id, also in the document as
+ * BT-49), `X-EFR-Invoice` (BT-1), `Idempotency-Key` (the same on every attempt of one invoice: the register and
+ * the record's SQ, so that a provider answers a repeated delivery with its first answer instead of sending the
+ * invoice twice).
+ *
+ * Answer: `2xx` with `{"id": "<the provider's id of the document>", "status": "accepted" | "delivered" | …}`
+ * (any status word but `rejected` is an acceptance and kept as given), or `{"status": "rejected", "reason":
+ * "…"}`; `400`, `409` and `422` are a rejection of the document (its `reason`, else the body's text). Anything
+ * else (no answer in time, a network failure, 401/403/404 (set-up), 408, 429, 5xx, an unreadable 2xx) is no
+ * answer: the e-invoice waits and is sent again.
+ */
+import { checkAuthorityUrl } from '../fiscal/authority-url.js';
+import type { Endpoint } from './endpoint.js';
+
+export type ProviderAnswer =
+  | { ok: true; id: string; status: string }
+  | { ok: false; status: 'rejected'; reason: string; id?: string; httpStatus: number };
+
+export interface ProviderRequest {
+  endpoint: Endpoint;
+  xml: string;
+  /** ESR.DD as journaled */
+  dd: string;
+  /** ESR.DDto */
+  receiver?: string | undefined;
+  invoiceNumber: string;
+  idempotencyKey: string;
+  signal: AbortSignal;
+}
+
+const REJECTING = new Set([400, 409, 422]);
+/** what of a rejection's body text is kept when it carries no JSON reason */
+const REASON_CHARS = 500;
+
+function jsonOf(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function textField(o: Record<string, unknown> | undefined, name: string): string | undefined {
+  const v = o?.[name];
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : typeof v === 'number' ? String(v) : undefined;
+}
+
+/** Header values are Latin-1: anything else is sent percent-encoded. */
+function headerValue(v: string): string {
+  return /^[\x20-\x7e]*$/.test(v) ? v : encodeURIComponent(v);
+}
+
+/** Sends one e-invoice; resolves the provider's answer, throws when there is none (network, timeout, status, unreadable). */
+export async function postEinvoice(req: ProviderRequest): Promise<ProviderAnswer> {
+  const url = checkAuthorityUrl(req.endpoint.url, req.endpoint.attribute);
+  const headers: Record<string, string> = {
+    'content-type': 'application/xml; charset=utf-8',
+    accept: 'application/json',
+    'x-efr-destination': headerValue(req.dd),
+    'x-efr-invoice': headerValue(req.invoiceNumber),
+    'idempotency-key': headerValue(req.idempotencyKey),
+  };
+  if (req.receiver) headers['x-efr-receiver'] = headerValue(req.receiver);
+  if (req.endpoint.token) headers.authorization = `Bearer ${req.endpoint.token}`;
+  const res = await fetch(url, { method: 'POST', headers, body: req.xml, signal: req.signal, redirect: 'error' });
+  const text = await res.text();
+  const body = jsonOf(text);
+  if (REJECTING.has(res.status)) {
+    const reason = textField(body, 'reason') ?? (text.trim().slice(0, REASON_CHARS) || `HTTP ${res.status}`);
+    const id = textField(body, 'id');
+    return { ok: false, status: 'rejected', reason, httpStatus: res.status, ...(id ? { id } : {}) };
+  }
+  if (res.status < 200 || res.status > 299) throw new Error(`the delivery system answered HTTP ${res.status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}`);
+  if (!body) throw new Error(`the delivery system's answer is no JSON object: ${text.trim().slice(0, 200)}`);
+  const status = textField(body, 'status') ?? '';
+  const id = textField(body, 'id');
+  if (status.toLowerCase() === 'rejected') return { ok: false, status: 'rejected', reason: textField(body, 'reason') ?? 'rejected without a reason', httpStatus: res.status, ...(id ? { id } : {}) };
+  if (!id) throw new Error(`the delivery system's answer has no id: ${text.trim().slice(0, 200)}`);
+  return { ok: true, id, status: status || 'accepted' };
+}
