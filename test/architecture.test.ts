@@ -25,7 +25,7 @@ function cruise(): Promise<Violation[]> {
     execFile(
       process.execPath,
       [depcruise, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'],
-      { cwd: root, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, timeout: 60_000, maxBuffer: 64 << 20 },
+      { cwd: root, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, timeout: 180_000, maxBuffer: 64 << 20 },
       (error, stdout, stderr) => {
         // an error-level violation makes the exit code non-zero; the JSON on stdout is the answer either way
         try {

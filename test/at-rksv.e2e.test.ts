@@ -70,7 +70,7 @@ async function zipFiles(files: Record<string, string>, path: string): Promise<vo
 }
 
 function efrVerify(zip: string): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'at', zip], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', '--country', 'at', zip], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
