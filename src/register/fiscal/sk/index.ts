@@ -66,7 +66,7 @@ export class SkModule implements FiscalModule {
     if (invoice !== undefined && invoice.length > 50) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.SK_InvoiceNumber', detail: 'at most 50 characters' });
     // the items as eKasa will read them (rates, seller ids, the original a returned item names): refused now,
     // not after the receipt is journaled; an RFN is resolved to the original's id when it is fiscalized
-    const named = str(esr, 'RFiscal') ?? (str(esr, 'RFN') || str(esr, 'RTN') ? 'O-00000000000000000000000000000000' : undefined);
+    const named = str(esr, 'RFiscal')?.trim() || (str(esr, 'RFN') || str(esr, 'RTN') ? 'O-00000000000000000000000000000000' : undefined);
     ekasaReceiptOf({ esr: { D: '2000-01-01T00:00:00', ...esr }, bc, ...(named ? { referenceReceiptId: named } : {}) });
   }
 

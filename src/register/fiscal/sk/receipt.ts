@@ -9,7 +9,7 @@
  * them out from 1 January 2025. docs/countries/sk.md.
  */
 import { FiscalError } from '../../../shared/errors.js';
-import { type Dec, abs, fmt, parseDec, round, sign, sub } from '../../../shared/money.js';
+import { type Dec, abs, cmp, dec, fmt, parseDec, round, sign, significantScale, sub } from '../../../shared/money.js';
 import { type Obj, lines, str } from '../../codec/index.js';
 import type { BusinessCase } from '../../esr/business-case.js';
 import { analyzePositions, isPos, qtyOf } from '../../esr/tax.js';
@@ -44,15 +44,36 @@ export interface EkasaReceipt {
   items: EkasaItem[];
 }
 
-/** An amount with exactly two decimals (rounded half away from zero when it has more). */
+/**
+ * What a request may hold (the project's reading of eKasa's request, docs/countries/sk.md, "Limits"): an
+ * amount or price of at most ten million either way, a quantity above zero with at most four decimals, a VAT
+ * rate from 0 to below 100 with at most two, at most 500 items, and as the original of a returned or
+ * corrected item its receipt id (UID) or its OKP. A receipt beyond them is refused before it is journaled,
+ * naming the field: after it, eKasa's refusal would leave a journaled receipt it never registers.
+ */
+const MAX_AMOUNT = dec('10000000');
+const MAX_ITEMS = 500;
+const REFERENCE_ID = /^(?:O-[0-9A-F]{32}|[0-9a-f]{8}(?:-[0-9a-f]{8}){4})$/i;
+
+/** An amount with exactly two decimals (rounded half away from zero when it has more), within eKasa's range. */
 export function amount2(text: string | undefined, field: string): string {
   const d = parseDec(text ?? '');
   if (!d) throw new FiscalError('#INVALID_VALUE', { field, detail: `not an amount: "${text ?? ''}"` });
+  if (cmp(abs(d), MAX_AMOUNT) > 0) throw new FiscalError('#INVALID_VALUE', { field, detail: `${text ?? ''}: eKasa takes amounts up to ${fmt(MAX_AMOUNT)} either way` });
   return fmt(round(d, 2), 2);
 }
 
-function rateText(d: Dec): string {
-  return fmt(d, Math.max(0, Math.min(2, d.s)));
+function rateText(d: Dec, field: string): string {
+  const s = significantScale(d);
+  if (sign(d) < 0 || cmp(d, dec('100')) >= 0 || s > 2) throw new FiscalError('#INVALID_VALUE', { field, detail: `VAT rate ${fmt(d)} %: eKasa takes 0 to below 100 with at most two decimals` });
+  return fmt(d, s);
+}
+
+function quantityText(pos: Obj, field: string): string {
+  const q = abs(qtyOf(pos));
+  const s = significantScale(q);
+  if (sign(q) === 0 || s > 4) throw new FiscalError('#INVALID_VALUE', { field: `${field}.Qty`, detail: `${str(pos, 'Qty') ?? ''}: eKasa takes a quantity above zero with at most four decimals` });
+  return fmt(q, s);
 }
 
 /** The VAT rate of a position: its tax group's Prc in TaxA, a letter of the Slovak table, or `NN%`. */
@@ -62,7 +83,7 @@ function vatRateOf(esr: Obj, pos: Obj, field: string): string {
   const text = tax ? str(tax, 'Prc') : Object.hasOwn(SK_LETTERS, token) ? SK_LETTERS[token] : /^(\d+(?:\.\d+)?)%$/.exec(token)?.[1];
   const rate = parseDec(text ?? '');
   if (!rate) throw new FiscalError('#INVALID_VALUE', { field: `${field}.TaxG`, detail: `no VAT rate for tax group "${token}"` });
-  return rateText(rate);
+  return rateText(rate, `${field}.TaxG`);
 }
 
 /** The invoice a receipt pays (SK_InvoiceNumber of the ESR or of its positions, all the same); undefined for a PD. */
@@ -154,13 +175,14 @@ export function ekasaReceiptOf(input: ReceiptInput): EkasaReceipt {
     const item: EkasaItem = {
       name: (str(pos, 'Dsc') ?? '').trim().slice(0, 255) || '-',
       itemType,
-      quantity: fmt(abs(qtyOf(pos))),
+      quantity: quantityText(pos, field),
       vatRate,
-      price: fmt(round(info.amt, 2), 2),
+      price: amount2(fmt(info.amt), `${field}.Amt`),
       ...sellerOf(pos, field),
     };
     if (itemType === 'V' || itemType === 'O') {
       if (!input.referenceReceiptId) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.RFiscal', detail: 'a returned or corrected item names the original receipt: its UID in RFiscal, or its FN in RFN' });
+      if (!REFERENCE_ID.test(input.referenceReceiptId)) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFiscal', detail: `"${input.referenceReceiptId}" is neither a receipt id of eKasa (O- and 32 hex digits) nor an OKP` });
       item.referenceReceiptId = input.referenceReceiptId;
     }
     const voucher = str(pos, 'VouN')?.trim();
@@ -169,8 +191,9 @@ export function ekasaReceiptOf(input: ReceiptInput): EkasaReceipt {
     if (special) item.specialRegulation = special.slice(0, 255);
     receipt.items.push(item);
     const discount = sub(info.modified, info.amt);
-    if (sign(discount) !== 0) receipt.items.push({ name: 'Zľava', itemType: 'Z', quantity: '1', vatRate, price: fmt(round(discount, 2), 2) });
+    if (sign(discount) !== 0) receipt.items.push({ name: 'Zľava', itemType: 'Z', quantity: '1', vatRate, price: amount2(fmt(discount), `${field}.Amt`) });
   }
+  if (receipt.items.length > MAX_ITEMS) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.PosA', detail: `${receipt.items.length} eKasa items (positions and their discounts): eKasa takes at most ${MAX_ITEMS} per receipt` });
   if (receipt.items.length === 0) throw new FiscalError('#MISSING_FIELD', { field: 'ESR.PosA', detail: 'an eKasa cash register receipt (PD) has at least one item' });
   return receipt;
 }

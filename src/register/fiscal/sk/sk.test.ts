@@ -238,6 +238,36 @@ describe('SkModule', () => {
     sk.validate(training, classify(training));
   });
 
+  it('refuses before journaling what the request cannot carry, naming the field; what passes is valid against the schema', () => {
+    const fail = (esr: Obj, field: string): void => assert.throws(() => sk.validate(esr, classify(esr)), (e: unknown) => e instanceof FiscalError && e.params.field === field, field);
+    const returned = (rfiscal: string): Obj => receipt({ T: '-1.00', RFiscal: rfiscal, PosA: [{ _: 'Pos', Dsc: 'x', Amt: '-1.00', Qty: '-1', TaxG: 'A' }], TaxA: [] });
+    fail(returned('hello world'), 'ESR.RFiscal');
+    fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', Qty: '0.12345', TaxG: 'A' }], TaxA: [] }), 'ESR.PosA[0].Qty');
+    fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '0.00', Qty: '0', TaxG: 'A' }, { _: 'Pos', Dsc: 'y', Amt: '22.58', TaxG: 'A' }], TaxA: [] }), 'ESR.PosA[0].Qty');
+    fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: '150%' }], TaxA: [] }), 'ESR.PosA[0].TaxG');
+    fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'T' }], TaxA: [{ _: 'Tax', TaxG: 'T', Prc: '23.456', Amt: '22.58' }] }), 'ESR.PosA[0].TaxG');
+    fail(receipt({ T: '20000000.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '20000000.00', TaxG: 'A' }], TaxA: [] }), 'ESR.T');
+    fail(receipt({ T: '5.01', PosA: Array.from({ length: 501 }, () => ({ _: 'Pos', Dsc: 'x', Amt: '0.01', TaxG: 'A' })), TaxA: [] }), 'ESR.PosA');
+    // the same kinds of values within the limits pass, and eKasa's schema takes the request they make
+    const fine = [
+      returned(' O-7DBCDA8A56EE426DBCDA8A56EE426D1A '),
+      returned('9f48fa6c-e456da6a-9c996816-94fcd75e-a54aab7a'),
+      receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', Qty: '0.12340', TaxG: 'T' }], TaxA: [{ _: 'Tax', TaxG: 'T', Prc: '23.50', Amt: '22.58' }] }),
+      receipt({ T: '9999999.99', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '9999999.99', TaxG: 'A' }], TaxA: [] }),
+      receipt({ T: '5.00', PosA: Array.from({ length: 500 }, () => ({ _: 'Pos', Dsc: 'x', Amt: '0.01', TaxG: 'A' })), TaxA: [] }),
+    ];
+    fine.forEach((esr, i) => {
+      sk.validate(esr, classify(esr));
+      const fis = sk.fiscalize(input(esr));
+      const r = ekasaReceiptOf({ esr, bc: classify(esr), ...(typeof fis.RefReceiptId === 'string' ? { referenceReceiptId: fis.RefReceiptId } : {}) });
+      const xml = ekasaRequest({ header: { uuid: '6ac205dd-ed3c-41f6-918c-21eb43480d8c', sentAt: new Date(2026, 0, 21, 14, 30, 6), sendingCount: 1, swId: 'ABC123' }, seller: sellerIds(CFG), cashRegisterCode: CODE, receipt: r, created: '2026-01-21T14:30:06', pkp: String(fis.PKP), okp: String(fis.OKP) }, cert);
+      const file = join(files.dir, `limits-${i}.xml`);
+      writeFileSync(file, /<ekasa:RegisterReceiptRequest[\s\S]*<\/ekasa:RegisterReceiptRequest>/.exec(xml)?.[0] ?? '');
+      const lint = xmllintEkasa(file);
+      assert.equal(lint.ok, true, lint.output);
+    });
+  });
+
   it('fiscalizes with PKP, OKP, the offline QR code and the Slovak lines; withId adds the UID', () => {
     const esr = receipt();
     const fis = sk.fiscalize(input(esr));
