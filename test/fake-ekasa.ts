@@ -54,6 +54,8 @@ export interface FakeEkasa {
   mode: FakeEkasaMode;
   /** waits this long before answering */
   delayMs: number;
+  /** answers in the name of this message instead of the request's (an answer that reaches the wrong sender) */
+  answerUuid?: string;
   setMode(mode: FakeEkasaMode, error?: { code: string; message: string }): void;
   close(): Promise<void>;
 }
@@ -220,7 +222,7 @@ export async function startFakeEkasa(opts: { mode?: FakeEkasaMode; error?: { cod
       return;
     }
     entry.uid = `O-${randomBytes(16).toString('hex').toUpperCase()}`;
-    reply(200, answer(uuid, `<ekasa:Receipt Id="${entry.uid}"/>`));
+    reply(200, answer(state.answerUuid ?? uuid, `<ekasa:Receipt Id="${entry.uid}"/>`));
   };
 
   const server: Server = createServer((req, res) => {

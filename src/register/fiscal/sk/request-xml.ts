@@ -115,9 +115,11 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set(['-1']);
 
 /**
  * Reads eKasa's answer to a RegisterReceiptRequest: the receipt id (accepted), or its error (refused: code and
- * message). A transient error code and an answer without either throw EkasaTransientError.
+ * message). A transient error code and an answer without either throw EkasaTransientError, and so does an
+ * answer whose header names another message than `uuid` (the request's): its receipt id or refusal belongs to
+ * another receipt.
  */
-export function parseEkasaAnswer(xml: string): DeliveryResult {
+export function parseEkasaAnswer(xml: string, uuid?: string): DeliveryResult {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new EkasaTransientError('the eKasa answer carries a DOCTYPE');
   let doc: Document;
   try {
@@ -131,6 +133,8 @@ export function parseEkasaAnswer(xml: string): DeliveryResult {
     const reason = fault ? (fault.getElementsByTagName('faultstring')[0]?.textContent ?? 'SOAP fault') : 'no RegisterReceiptResponse';
     throw new EkasaTransientError(`the eKasa answer is not a RegisterReceiptResponse: ${reason.trim()}`);
   }
+  const answered = answer.getElementsByTagNameNS(EKASA_NS, 'Header')[0]?.getAttribute('Uuid');
+  if (uuid !== undefined && answered && answered.toLowerCase() !== uuid.toLowerCase()) throw new EkasaTransientError(`the eKasa answer is for message ${answered}, not for ${uuid}`);
   const error = answer.getElementsByTagNameNS(EKASA_NS, 'Error')[0];
   if (error) {
     const code = error.getAttribute('Code') ?? '';

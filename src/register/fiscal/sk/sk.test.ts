@@ -214,6 +214,11 @@ describe('eKasa request and answers', () => {
     assert.throws(() => parseEkasaAnswer(wrap('<ekasa:Receipt Id="nonsense"/>')), EkasaTransientError);
     assert.throws(() => parseEkasaAnswer('<html>bad gateway</html>'), EkasaTransientError);
     assert.throws(() => parseEkasaAnswer('not xml <'), EkasaTransientError);
+    // an answer to another message (its receipt id or refusal is another receipt's) is not this receipt's
+    const id = '6AC205DD-ED3C-41F6-918C-21EB43480D8C';
+    assert.deepEqual(parseEkasaAnswer(wrap('<ekasa:Receipt Id="O-7DBCDA8A56EE426DBCDA8A56EE426D1A"/>'), id), { ok: true, id: 'O-7DBCDA8A56EE426DBCDA8A56EE426D1A' });
+    assert.throws(() => parseEkasaAnswer(wrap('<ekasa:Receipt Id="O-7DBCDA8A56EE426DBCDA8A56EE426D1A"/>'), '0b0e0a7c-2c55-4f39-9a4e-0c2f5a6f6a11'), EkasaTransientError);
+    assert.throws(() => parseEkasaAnswer(wrap('<ekasa:Error Code="-10" Message="Chyba v podpise dátovej správy."/>'), '0b0e0a7c-2c55-4f39-9a4e-0c2f5a6f6a11'), EkasaTransientError);
   });
 });
 
