@@ -11,7 +11,7 @@ import type { BusinessCase } from '../../esr/business-case.js';
 import { classify } from '../../esr/business-case.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import type { AuthorityCertificate } from '../authority.js';
-import { requireFiscalCertificate } from '../certificate-store.js';
+import { ownFiscalCertificate, requireFiscalCertificate } from '../certificate-store.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { closeEkasaAgents } from './client.js';
@@ -32,10 +32,16 @@ export function isReported(bc: BusinessCase): boolean {
 /**
  * The authentication certificate that signs: installed and valid. Whether it is one of the test system
  * cannot be read from it (test and production data name the register the same way), so Fiscal_Test alone
- * chooses the system.
+ * chooses the system. The financial administration issues authentication data per cash register, so a
+ * register does not borrow def's as a Croatian one does: registers sharing one would report their receipts
+ * under one cash register code, each numbering its own from 1.
  */
 function certificateOf(dataDir: string, rn: string, attributes: ReadonlyMap<string, string>, now: Date): AuthorityCertificate {
-  return requireFiscalCertificate(dataDir, rn, attributes, now, false);
+  const cert = requireFiscalCertificate(dataDir, rn, attributes, now, false);
+  if (rn !== 'def' && ownFiscalCertificate(dataDir, rn) === undefined) {
+    throw new FiscalError('#FISCAL_CERTIFICATE', { rn, detail: `a Slovak register reports with the authentication data of its own cash register: install them for this register (POST /cer/fiscal?rn=${rn}); def's (${cert.subject}) belong to another` });
+  }
+  return cert;
 }
 
 /** The id of the original receipt a return or void names: ESR.RFiscal (its UID), else the original's UID or OKP as journaled. */

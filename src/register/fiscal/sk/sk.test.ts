@@ -314,4 +314,23 @@ describe('SkModule', () => {
     }
     await sk.prepare({ dataDir, state: st(CFG), attributes: ATTRS, esr });
   });
+
+  it('a register other than def signs with authentication data of its own, never with def\'s (they name another cash register)', async () => {
+    const esr = receipt();
+    const rn = 'SK1234567890$P1_2';
+    const of = (r: string): never => ({ rn: r, cfg: CFG, fn: 0, country: {} }) as never;
+    const refused = (e: unknown): boolean => e instanceof FiscalError && e.code === '#FISCAL_CERTIFICATE' && /its own cash register/.test(e.message);
+    await assert.rejects(async () => sk.prepare({ dataDir, state: of(rn), attributes: ATTRS, esr }), refused);
+    assert.throws(() => sk.fiscalize({ ...input(esr), rn, state: of(rn) }), refused);
+    const own = makeEkasaCertificate('88812345678900002');
+    try {
+      storeFiscalCertificate(dataDir, rn, own.p12, own.password);
+      await sk.prepare({ dataDir, state: of(rn), attributes: ATTRS, esr });
+      const fis = sk.fiscalize({ ...input(esr), rn, state: of(rn) });
+      assert.equal(fis.CashRegisterCode, '88812345678900002');
+      assert.equal(pkpVerifies(createPublicKey(own.keyPem), { dic: '1234567890', cashRegisterCode: '88812345678900002', receiptNumber: '17', receiptType: 'PD', issued: '2026-01-21T14:30:05', amount: '22.58' }, String(fis.PKP)), true);
+    } finally {
+      rmSync(own.dir, { recursive: true, force: true });
+    }
+  });
 });
