@@ -37,7 +37,7 @@ let ekasa: FakeEkasa;
 const sk = new SkModule();
 
 function record(): Obj {
-  const fis = sk.fiscalize({ rn: 'def', sq: 5, prevHash: '', now: new Date(2026, 0, 21, 14, 30, 6), type: 'Tra', esr: ESR, bc: classify(ESR), state: { rn: 'def', cfg: CFG, fn: 0, tid: 0, country: {} } as never, signer: {} as never, dataDir, attributes: attributes(), tnGenerated: false });
+  const fis = sk.fiscalize({ rn: 'def', sq: 5, prevHash: '', now: new Date(2026, 0, 21, 14, 30, 6), type: 'Tra', esr: ESR, bc: classify(ESR), state: { rn: 'def', cfg: CFG, fn: 0, tid: 0, tn: {}, country: {} } as never, signer: {} as never, dataDir, attributes: attributes(), tnGenerated: false });
   return { _: 'Tra', SQ: '5', RN: 'def', TS: '2026-01-21T14:30:06', ESR, Fis: fis };
 }
 

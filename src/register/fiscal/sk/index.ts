@@ -14,6 +14,7 @@ import type { AuthorityCertificate } from '../authority.js';
 import { ownFiscalCertificate, requireFiscalCertificate } from '../certificate-store.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
+import type { RegisterState } from '../../journal/types.js';
 import { closeEkasaAgents } from './client.js';
 import { EkasaAuthority } from './ekasa.js';
 import { tagsOf } from './fis.js';
@@ -50,6 +51,19 @@ function referenceOf(esr: Obj, original: Obj | undefined): string | undefined {
   if (given) return given;
   const fis = original && isObj(original.Fis) ? original.Fis : undefined;
   return fis ? (str(fis, 'UID') ?? str(fis, 'OKP')) : undefined;
+}
+
+/**
+ * A register is one cash register (one code, one certificate) with one series of receipt numbers, but the
+ * service numbers per TL/TT: receipts of a second TL/TT would repeat the numbers eKasa already has from this
+ * cash register. Throws naming ESR.TT when the register numbered receipts of another TL/TT before.
+ */
+function requireOneTerminal(state: RegisterState, esr: Obj): void {
+  const own = `${str(esr, 'TL') ?? ''}/${str(esr, 'TT') ?? ''}`;
+  const other = Object.keys(state.tn).find((k) => k !== own);
+  if (other !== undefined) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TT', detail: `this register is one eKasa cash register, whose receipts are numbered for TL/TT ${other}; ${own} needs a register of its own (profile RN_TT) with the authentication data of its cash register` });
+  }
 }
 
 export class SkModule implements FiscalModule {
@@ -90,6 +104,7 @@ export class SkModule implements FiscalModule {
   fiscalize(input: FiscalInput): Obj {
     const { esr, bc } = input;
     if (input.type !== 'Tra' || !isReported(bc)) return this.generic.fiscalize(input);
+    requireOneTerminal(input.state, esr);
     const seller = sellerIds(input.state.cfg);
     const cert = certificateOf(input.dataDir, input.rn, input.attributes, input.now);
     const cashRegisterCode = cashRegisterCodeOf(input.attributes, cert);

@@ -224,7 +224,7 @@ describe('eKasa request and answers', () => {
 
 describe('SkModule', () => {
   const sk = new SkModule();
-  const state = { rn: 'def', cfg: CFG, fn: 0, tid: 0, country: {} } as never;
+  const state = { rn: 'def', cfg: CFG, fn: 0, tid: 0, tn: {}, country: {} } as never;
   const input = (esr: Obj): Parameters<SkModule['fiscalize']>[0] => ({ rn: 'def', sq: 1, prevHash: '', now: new Date(2026, 0, 21, 14, 30, 6), type: 'Tra', esr, bc: classify(esr), state, signer: {} as never, dataDir, attributes: ATTRS, tnGenerated: false });
 
   it('validates the receipt number, the paragon number, references of returns and the items before journaling', () => {
@@ -318,7 +318,7 @@ describe('SkModule', () => {
   it('a register other than def signs with authentication data of its own, never with def\'s (they name another cash register)', async () => {
     const esr = receipt();
     const rn = 'SK1234567890$P1_2';
-    const of = (r: string): never => ({ rn: r, cfg: CFG, fn: 0, country: {} }) as never;
+    const of = (r: string): never => ({ rn: r, cfg: CFG, fn: 0, tn: {}, country: {} }) as never;
     const refused = (e: unknown): boolean => e instanceof FiscalError && e.code === '#FISCAL_CERTIFICATE' && /its own cash register/.test(e.message);
     await assert.rejects(async () => sk.prepare({ dataDir, state: of(rn), attributes: ATTRS, esr }), refused);
     assert.throws(() => sk.fiscalize({ ...input(esr), rn, state: of(rn) }), refused);
