@@ -4,15 +4,15 @@
  * during an outage and registered afterwards: SK_ParagonNumber), the amount and the items: each position
  * (K, or V returned, O a correction of an earlier receipt, VP a voucher used, OZ an advance deducted, VO
  * returnable packaging) with its VAT rate, and its discounts (the Mods allocated to it) as Z items of the same
- * rate. Amounts have two decimals; returns and voids keep their negative prices, quantities are positive.
+ * rate. Amounts have two decimals (more are refused); returns and voids keep their negative prices, quantities are positive.
  * The VAT totals (TaxBaseBasic etc.) are not sent: the financial administration asked the registers to leave
  * them out from 1 January 2025. docs/countries/sk.md.
  */
 import { FiscalError } from '../../../shared/errors.js';
-import { type Dec, abs, cmp, dec, fmt, parseDec, round, sign, significantScale, sub } from '../../../shared/money.js';
+import { type Dec, abs, cmp, dec, fmt, parseDec, sign, significantScale, sub } from '../../../shared/money.js';
 import { type Obj, lines, str } from '../../codec/index.js';
 import type { BusinessCase } from '../../esr/business-case.js';
-import { analyzePositions, isPos, qtyOf } from '../../esr/tax.js';
+import { analyzePositions, isMod, isPos, qtyOf } from '../../esr/tax.js';
 import { SK_LETTERS } from './letters.js';
 
 export type ReceiptType = 'PD' | 'UF';
@@ -55,12 +55,16 @@ const MAX_AMOUNT = dec('10000000');
 const MAX_ITEMS = 500;
 const REFERENCE_ID = /^(?:O-[0-9A-F]{32}|[0-9a-f]{8}(?:-[0-9a-f]{8}){4})$/i;
 
-/** An amount with exactly two decimals (rounded half away from zero when it has more), within eKasa's range. */
+/**
+ * An amount with exactly two decimals, within eKasa's range. One with more decimals is refused, not rounded:
+ * items rounded one by one would no longer add up to the receipt's amount.
+ */
 export function amount2(text: string | undefined, field: string): string {
   const d = parseDec(text ?? '');
   if (!d) throw new FiscalError('#INVALID_VALUE', { field, detail: `not an amount: "${text ?? ''}"` });
+  if (significantScale(d) > 2) throw new FiscalError('#INVALID_VALUE', { field, detail: `${text ?? ''}: eKasa amounts are in cents (two decimals)` });
   if (cmp(abs(d), MAX_AMOUNT) > 0) throw new FiscalError('#INVALID_VALUE', { field, detail: `${text ?? ''}: eKasa takes amounts up to ${fmt(MAX_AMOUNT)} either way` });
-  return fmt(round(d, 2), 2);
+  return fmt(d, 2);
 }
 
 function rateText(d: Dec, field: string): string {
@@ -166,6 +170,10 @@ export function ekasaReceiptOf(input: ReceiptInput): EkasaReceipt {
     return receipt;
   }
   const posA = lines(esr, 'PosA');
+  // a discount's share of a position has the decimals of the discount
+  posA.forEach((line, i) => {
+    if (isMod(line)) amount2(str(line, 'Amt') ?? '0', `ESR.PosA[${i}].Amt`);
+  });
   const analysed = analyzePositions(posA);
   for (const info of analysed) {
     const pos = posA[info.index] as Obj;

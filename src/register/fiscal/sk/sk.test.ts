@@ -252,6 +252,8 @@ describe('SkModule', () => {
     fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: '150%' }], TaxA: [] }), 'ESR.PosA[0].TaxG');
     fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'T' }], TaxA: [{ _: 'Tax', TaxG: 'T', Prc: '23.456', Amt: '22.58' }] }), 'ESR.PosA[0].TaxG');
     fail(receipt({ T: '20000000.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '20000000.00', TaxG: 'A' }], TaxA: [] }), 'ESR.T');
+    fail(receipt({ T: '1.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '0.335', TaxG: 'A' }, { _: 'Pos', Dsc: 'y', Amt: '0.665', TaxG: 'A' }], TaxA: [] }), 'ESR.PosA[0].Amt');
+    fail(receipt({ T: '1.995', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '2.00', TaxG: 'A' }, { _: 'Mod', Dsc: 'Zľava', Amt: '-0.005' }], TaxA: [] }), 'ESR.T');
     fail(receipt({ T: '5.01', PosA: Array.from({ length: 501 }, () => ({ _: 'Pos', Dsc: 'x', Amt: '0.01', TaxG: 'A' })), TaxA: [] }), 'ESR.PosA');
     // the same kinds of values within the limits pass, and eKasa's schema takes the request they make
     const fine = [
@@ -260,11 +262,15 @@ describe('SkModule', () => {
       receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', Qty: '0.12340', TaxG: 'T' }], TaxA: [{ _: 'Tax', TaxG: 'T', Prc: '23.50', Amt: '22.58' }] }),
       receipt({ T: '9999999.99', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '9999999.99', TaxG: 'A' }], TaxA: [] }),
       receipt({ T: '5.00', PosA: Array.from({ length: 500 }, () => ({ _: 'Pos', Dsc: 'x', Amt: '0.01', TaxG: 'A' })), TaxA: [] }),
+      receipt({ T: '2.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '1.000', TaxG: 'A' }, { _: 'Pos', Dsc: 'y', Amt: '1.00', TaxG: 'A' }, { _: 'Pos', Dsc: 'z', Amt: '1.00', TaxG: 'C' }, { _: 'Mod', PN: '*', Dsc: 'Zľava', Amt: '-1.00' }], TaxA: [] }),
     ];
     fine.forEach((esr, i) => {
       sk.validate(esr, classify(esr));
       const fis = sk.fiscalize(input(esr));
       const r = ekasaReceiptOf({ esr, bc: classify(esr), ...(typeof fis.RefReceiptId === 'string' ? { referenceReceiptId: fis.RefReceiptId } : {}) });
+      // the items add up to the amount, in cents
+      const cents = (a: string): bigint => BigInt(a.replace('.', ''));
+      assert.equal(r.items.reduce((t, item) => t + cents(item.price), 0n), cents(r.amount), `receipt ${i}`);
       const xml = ekasaRequest({ header: { uuid: '6ac205dd-ed3c-41f6-918c-21eb43480d8c', sentAt: new Date(2026, 0, 21, 14, 30, 6), sendingCount: 1, swId: 'ABC123' }, seller: sellerIds(CFG), cashRegisterCode: CODE, receipt: r, created: '2026-01-21T14:30:06', pkp: String(fis.PKP), okp: String(fis.OKP) }, cert);
       const file = join(files.dir, `limits-${i}.xml`);
       writeFileSync(file, /<ekasa:RegisterReceiptRequest[\s\S]*<\/ekasa:RegisterReceiptRequest>/.exec(xml)?.[0] ?? '');
