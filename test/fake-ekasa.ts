@@ -19,6 +19,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
+import { escapeAttr } from '../src/register/codec/xml-text.js';
 import { vectorPath } from '../src/shared/testing.js';
 import { freePort, tempDir } from './helpers.js';
 
@@ -125,7 +126,7 @@ function answer(uuid: string, body: string): string {
 }
 
 function errorXml(code: string, message: string): string {
-  return `<ekasa:Error Code="${code}" Message="${message.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').slice(0, 500)}"/>`;
+  return `<ekasa:Error Code="${escapeAttr(code)}" Message="${escapeAttr(message.slice(0, 500))}"/>`;
 }
 
 export async function startFakeEkasa(opts: { mode?: FakeEkasaMode; error?: { code: string; message: string } } = {}): Promise<FakeEkasa> {
