@@ -1,7 +1,8 @@
 /**
  * Slovakia: the PKP and OKP reproduced with openssl and sha1sum from the signed text, the date and QR forms,
  * the eKasa receipt of an ESR (items, discounts, returns, invoice payments, paragons, seller ids), the signed
- * SOAP request against the request schema (xmllint) and its WS-Security signature, the reading of eKasa's
+ * SOAP request against the request schema (xmllint) and its WS-Security signature (also by xmllint --exc-c14n
+ * and openssl, without the library that signs), the reading of eKasa's
  * answers, the module's validation and Fis, and the journal verifier's check of a receipt.
  */
 import assert from 'node:assert/strict';
@@ -177,6 +178,25 @@ describe('eKasa receipt', () => {
   });
 });
 
+/**
+ * The WS-Security signature checked without xml-crypto (which made it): the body and SignedInfo canonicalized
+ * by `xmllint --exc-c14n` (each standing alone with the namespaces it uses declared, as exclusive c14n
+ * renders a subtree), the body's SHA-256 compared with the DigestValue, SignedInfo verified by
+ * `openssl dgst -sha256 -verify` with the certificate's public key.
+ */
+function opensslVerifiesEnvelope(xml: string, dir: string): void {
+  const body = /<soapenv:Body [\s\S]*<\/soapenv:Body>/.exec(xml)?.[0] ?? '';
+  const signedInfo = /<ds:SignedInfo>[\s\S]*<\/ds:SignedInfo>/.exec(xml)?.[0] ?? '';
+  assert.ok(body && signedInfo, 'the envelope has a body and a SignedInfo');
+  writeFileSync(join(dir, 'body.xml'), body.replace('<soapenv:Body ', '<soapenv:Body xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd" '));
+  writeFileSync(join(dir, 'signed-info.xml'), signedInfo.replace('<ds:SignedInfo>', '<ds:SignedInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#">'));
+  writeFileSync(join(dir, 'signature.bin'), Buffer.from(/<ds:SignatureValue>([^<]+)</.exec(xml)?.[1] ?? '', 'base64'));
+  const digest = sh(`xmllint --exc-c14n "${dir}/body.xml" | openssl dgst -sha256 -binary | base64 -w0`);
+  assert.equal(digest, /<ds:DigestValue>([^<]+)</.exec(xml)?.[1], 'the DigestValue is the SHA-256 of the canonical body');
+  sh(`openssl x509 -in "${files.certFile}" -pubkey -noout > "${dir}/signer.pem"`);
+  assert.match(sh(`xmllint --exc-c14n "${dir}/signed-info.xml" | openssl dgst -sha256 -verify "${dir}/signer.pem" -signature "${dir}/signature.bin"`), /Verified OK/);
+}
+
 describe('eKasa request and answers', () => {
   function request(extra: Obj = {}): string {
     const esr = receipt(extra);
@@ -197,10 +217,12 @@ describe('eKasa request and answers', () => {
     assert.match(element, /Name="&lt;Káva&gt; &amp; &quot;čaj&quot;"/);
     const sig = verifyEkasaEnvelope(xml);
     assert.equal(sig.valid, true, sig.detail);
+    opensslVerifiesEnvelope(xml, files.dir);
     assert.equal(sig.certificate?.serialNumber.toUpperCase(), cert.serial);
     const tampered = xml.replace('Amount="22.58"', 'Amount="2.58"');
     assert.notEqual(tampered, xml);
     assert.equal(verifyEkasaEnvelope(tampered).valid, false);
+    assert.throws(() => opensslVerifiesEnvelope(tampered, files.dir), /DigestValue/);
     // a schema violation: an unknown receipt type
     writeFileSync(file, element.replace('ReceiptType="PD"', 'ReceiptType="XX"'));
     assert.equal(xmllintEkasa(file).ok, false);
