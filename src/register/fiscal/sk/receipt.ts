@@ -120,6 +120,7 @@ function sellerOf(pos: Obj, field: string): Pick<EkasaItem, 'sellerId' | 'seller
   const type = str(pos, 'SK_SellerIdType');
   const id = str(pos, 'SK_SellerId')?.trim();
   if (type === undefined || type === 'NONE') return {};
+  if (type !== 'IC_DPH' && type !== 'DIC') throw new FiscalError('#INVALID_VALUE', { field: `${field}.SK_SellerIdType`, detail: `"${type}": IC_DPH, DIC or NONE` });
   if (!id) throw new FiscalError('#MISSING_FIELD', { field: `${field}.SK_SellerId` });
   if (type === 'IC_DPH') {
     if (!/^[A-Z]{2}[0-9A-Z]{2,13}$/.test(id)) throw new FiscalError('#INVALID_VALUE', { field: `${field}.SK_SellerId`, detail: `"${id}" is not a VAT number (IČ DPH)` });

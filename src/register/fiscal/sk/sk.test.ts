@@ -175,6 +175,9 @@ describe('eKasa receipt', () => {
     assert.deepEqual([item?.sellerId, item?.sellerIdType, item?.specialRegulation], ['SK2023456789', 'ICDPH', '§ 66 zákona o DPH']);
     const noId = receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'A', SK_SellerIdType: 'DIC' }] });
     assert.throws(() => ekasaReceiptOf({ esr: noId, bc: classify(noId) }), (e: unknown) => e instanceof FiscalError && e.params.field === 'ESR.PosA[0].SK_SellerId');
+    // an id type it does not know (here eKasa's own spelling) is not taken for a DIČ
+    const unknownType = receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'A', SK_SellerIdType: 'ICDPH', SK_SellerId: '2023456789' }] });
+    assert.throws(() => ekasaReceiptOf({ esr: unknownType, bc: classify(unknownType) }), (e: unknown) => e instanceof FiscalError && e.params.field === 'ESR.PosA[0].SK_SellerIdType');
   });
 });
 
