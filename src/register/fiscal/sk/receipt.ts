@@ -138,7 +138,8 @@ function customerOf(esr: Obj): Pick<EkasaReceipt, 'customerId' | 'customerIdType
   if (/^SK\d{10}$/.test(taxId)) return { customerId: taxId, customerIdType: 'ICDPH' };
   if (/^\d{10}$/.test(taxId)) return { customerId: taxId, customerIdType: 'DIC' };
   if (/^\d{8}$/.test(taxId)) return { customerId: taxId, customerIdType: 'ICO' };
-  return { customerId: taxId.slice(0, 40), customerIdType: 'INE' };
+  if (taxId.length > 40) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.Ctm.TaxId', detail: `"${taxId}": a customer id of at most 40 characters` });
+  return { customerId: taxId, customerIdType: 'INE' };
 }
 
 export interface ReceiptInput {

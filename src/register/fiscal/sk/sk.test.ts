@@ -170,6 +170,11 @@ describe('eKasa receipt', () => {
     const p = ekasaReceiptOf({ esr: paragon, bc: classify(paragon) });
     assert.equal(p.paragonNumber, '42');
     assert.deepEqual([p.customerId, p.customerIdType], ['SK2023456789', 'ICDPH']);
+    // a customer id is sent as given or refused, never cut short
+    const foreign = receipt({ Ctm: { Nam: 'Firma', TaxId: 'DE 123 456 789' } });
+    assert.deepEqual([ekasaReceiptOf({ esr: foreign, bc: classify(foreign) }).customerId, ekasaReceiptOf({ esr: foreign, bc: classify(foreign) }).customerIdType], ['DE123456789', 'INE']);
+    const long = receipt({ Ctm: { Nam: 'Firma', TaxId: 'X'.repeat(41) } });
+    assert.throws(() => ekasaReceiptOf({ esr: long, bc: classify(long) }), (e: unknown) => e instanceof FiscalError && e.params.field === 'ESR.Ctm.TaxId');
     const sold = receipt({ PosA: [{ _: 'Pos', Dsc: 'Komisia', Amt: '22.58', TaxG: 'A', SK_SellerIdType: 'IC_DPH', SK_SellerId: 'SK2023456789', SK_SpecialRegulation: '§ 66 zákona o DPH' }] });
     const item = ekasaReceiptOf({ esr: sold, bc: classify(sold) }).items[0];
     assert.deepEqual([item?.sellerId, item?.sellerIdType, item?.specialRegulation], ['SK2023456789', 'ICDPH', '§ 66 zákona o DPH']);
