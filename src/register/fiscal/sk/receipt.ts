@@ -196,7 +196,10 @@ export function ekasaReceiptOf(input: ReceiptInput): EkasaReceipt {
       item.referenceReceiptId = input.referenceReceiptId;
     }
     const voucher = str(pos, 'VouN')?.trim();
-    if (itemType === 'VP' && voucher) item.voucherNumber = voucher.slice(0, 50);
+    if (itemType === 'VP' && voucher) {
+      if (voucher.length > 50) throw new FiscalError('#INVALID_VALUE', { field: `${field}.VouN`, detail: 'a voucher number of at most 50 characters' });
+      item.voucherNumber = voucher;
+    }
     const special = str(pos, 'SK_SpecialRegulation')?.trim();
     if (special) item.specialRegulation = special.slice(0, 255);
     receipt.items.push(item);

@@ -284,6 +284,7 @@ describe('SkModule', () => {
     fail(receipt({ T: '20000000.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '20000000.00', TaxG: 'A' }], TaxA: [] }), 'ESR.T');
     fail(receipt({ T: '1.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '0.335', TaxG: 'A' }, { _: 'Pos', Dsc: 'y', Amt: '0.665', TaxG: 'A' }], TaxA: [] }), 'ESR.PosA[0].Amt');
     fail(receipt({ T: '1.995', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '2.00', TaxG: 'A' }, { _: 'Mod', Dsc: 'Zľava', Amt: '-0.005' }], TaxA: [] }), 'ESR.T');
+    fail(receipt({ T: '17.58', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'A' }, { _: 'Pos', PTY: 'Vou', Dsc: 'Poukaz', Amt: '-5.00', TaxG: 'A', VouN: '9'.repeat(51) }], TaxA: [] }), 'ESR.PosA[1].VouN');
     fail(receipt({ T: '5.01', PosA: Array.from({ length: 501 }, () => ({ _: 'Pos', Dsc: 'x', Amt: '0.01', TaxG: 'A' })), TaxA: [] }), 'ESR.PosA');
     // the same kinds of values within the limits pass, and eKasa's schema takes the request they make
     const fine = [
