@@ -17,7 +17,7 @@ import { sellerIds } from '../src/register/fiscal/sk/ids.js';
 import { SkModule } from '../src/register/fiscal/sk/index.js';
 import { okpOf, pkpOf } from '../src/register/fiscal/sk/pkp.js';
 import { ekasaReceiptOf } from '../src/register/fiscal/sk/receipt.js';
-import { ekasaRequest, parseEkasaAnswer } from '../src/register/fiscal/sk/request-xml.js';
+import { EkasaTransientError, ekasaRequest, parseEkasaAnswer } from '../src/register/fiscal/sk/request-xml.js';
 import { type EkasaCertificateFiles, type FakeEkasa, makeEkasaCertificate, startFakeEkasa, xmllintEkasa } from './fake-ekasa.js';
 import { tempDir } from './helpers.js';
 
@@ -37,7 +37,7 @@ let ekasa: FakeEkasa;
 const sk = new SkModule();
 
 function record(): Obj {
-  const fis = sk.fiscalize({ rn: 'def', sq: 5, prevHash: '', now: new Date(2026, 0, 21, 14, 30, 6), type: 'Tra', esr: ESR, bc: classify(ESR), state: { rn: 'def', cfg: CFG, fn: 0, tid: 0, country: {} } as never, signer: {} as never, dataDir, attributes: attributes(), tnGenerated: false });
+  const fis = sk.fiscalize({ rn: 'def', sq: 5, prevHash: '', now: new Date(2026, 0, 21, 14, 30, 6), type: 'Tra', esr: ESR, bc: classify(ESR), state: { rn: 'def', cfg: CFG, fn: 0, tid: 0, tn: {}, country: {} } as never, signer: {} as never, dataDir, attributes: attributes(), tnGenerated: false });
   return { _: 'Tra', SQ: '5', RN: 'def', TS: '2026-01-21T14:30:06', ESR, Fis: fis };
 }
 
@@ -96,6 +96,18 @@ describe('fake eKasa', () => {
     const later = await sk.authority.deliver(input({ later: true }));
     assert.equal(later.ok, true);
     assert.equal(ekasa.received.at(-1)?.sendingCount, 2);
+  });
+
+  it('does not take the receipt id of an answer to another message: the receipt is sent again later', async () => {
+    ekasa.setMode('ok');
+    ekasa.answerUuid = '0b0e0a7c-2c55-4f39-9a4e-0c2f5a6f6a11';
+    try {
+      await assert.rejects(sk.authority.deliver(input()), (e: unknown) => e instanceof EkasaTransientError && /0b0e0a7c/.test(e.message));
+      assert.ok(ekasa.received.at(-1)?.uid, 'eKasa did answer with a receipt id');
+    } finally {
+      delete ekasa.answerUuid;
+    }
+    assert.equal((await sk.authority.deliver(input())).ok, true);
   });
 
   it('answers -10 to a request changed after signing, -2 to one against the schema, -11 to a PKP of other fields', async () => {

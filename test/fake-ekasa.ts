@@ -19,6 +19,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
+import { escapeAttr } from '../src/register/codec/xml-text.js';
 import { vectorPath } from '../src/shared/testing.js';
 import { freePort, tempDir } from './helpers.js';
 
@@ -54,6 +55,8 @@ export interface FakeEkasa {
   mode: FakeEkasaMode;
   /** waits this long before answering */
   delayMs: number;
+  /** answers in the name of this message instead of the request's (an answer that reaches the wrong sender) */
+  answerUuid?: string;
   setMode(mode: FakeEkasaMode, error?: { code: string; message: string }): void;
   close(): Promise<void>;
 }
@@ -123,7 +126,7 @@ function answer(uuid: string, body: string): string {
 }
 
 function errorXml(code: string, message: string): string {
-  return `<ekasa:Error Code="${code}" Message="${message.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').slice(0, 500)}"/>`;
+  return `<ekasa:Error Code="${escapeAttr(code)}" Message="${escapeAttr(message.slice(0, 500))}"/>`;
 }
 
 export async function startFakeEkasa(opts: { mode?: FakeEkasaMode; error?: { code: string; message: string } } = {}): Promise<FakeEkasa> {
@@ -220,7 +223,7 @@ export async function startFakeEkasa(opts: { mode?: FakeEkasaMode; error?: { cod
       return;
     }
     entry.uid = `O-${randomBytes(16).toString('hex').toUpperCase()}`;
-    reply(200, answer(uuid, `<ekasa:Receipt Id="${entry.uid}"/>`));
+    reply(200, answer(state.answerUuid ?? uuid, `<ekasa:Receipt Id="${entry.uid}"/>`));
   };
 
   const server: Server = createServer((req, res) => {

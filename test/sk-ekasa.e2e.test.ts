@@ -198,3 +198,31 @@ test('Slovakia: a receipt eKasa has not received after 48 hours is counted as ov
     await ekasa.close();
   }
 });
+
+test('Slovakia: one register is one cash register: a receipt of a second TL/TT is refused before it is journaled, not reported with a receipt number eKasa has', async () => {
+  const ekasa = await startFakeEkasa();
+  const svc = await startTestService({ dataDir: tempDir('efr-sk-tt-') });
+  try {
+    assert.equal((await post(`${svc.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Test Fiscal_Url=${ekasa.url} Fiscal_Timeout=3000 SK_SwId=ABC123` })).status, 200);
+    assert.equal((await post(`${svc.url}/cfg`, CFG)).status, 200);
+    const cert = makeEkasaCertificate(CODE);
+    assert.equal((await post(`${svc.url}/cer/fiscal`, { fiscalCert: cert.p12.toString('base64'), password: cert.password })).status, 200);
+    const first = await post(`${svc.url}/register`, sale());
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.TraC.Fis.FN, `${CODE}/1`);
+    for (const other of [{ TT: '2' }, { TL: 'P2' }]) {
+      const r = await post(`${svc.url}/register`, sale(other));
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.json.TraC.Result.ErrorCode, '#INVALID_VALUE');
+      assert.match(r.json.TraC.Result.UserMessage, /ESR\.TT/);
+    }
+    const second = await post(`${svc.url}/register`, sale());
+    assert.equal(second.json.TraC.Fis.FN, `${CODE}/2`, second.text);
+    const receipts = (await get(`${svc.url}/find?_=Tra`)).json.Find.Records as Array<{ Fis?: { FN?: string } }>;
+    assert.deepEqual(receipts.map((r) => r.Fis?.FN).sort(), [`${CODE}/1`, `${CODE}/2`]);
+    assert.deepEqual(ekasa.received.map((r) => r.receiptNumber), ['1', '2']);
+  } finally {
+    await svc.close();
+    await ekasa.close();
+  }
+});

@@ -3,7 +3,7 @@
  * POST /cer/fiscal or placed in the data folder as `cer/fiscal/<RN>.p12` (its password in
  * SVC_EFR_FISCAL_CERT_PASSWORD), kept as `cer/fiscal/<RN>/certificate.pem` and `key.sealed`: the private key
  * is stored encrypted (AES-256-GCM under the instance's secret key, secret-box.ts), never as plain PEM. A
- * register without a certificate of its own uses the one of `def`.
+ * register without a certificate of its own uses the one of `def` (not in Slovakia: ownFiscalCertificate).
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -139,6 +139,11 @@ function ownCertificate(dataDir: string, rn: string, env: NodeJS.ProcessEnv): Au
   }
   cache.set(key, { cert: found, dropIn });
   return found;
+}
+
+/** The register's own certificate, never def's (where a certificate names one cash register: Slovakia); undefined when it has none. */
+export function ownFiscalCertificate(dataDir: string, rn: string, env: NodeJS.ProcessEnv = process.env): AuthorityCertificate | undefined {
+  return ownCertificate(dataDir, rn, env) ?? undefined;
 }
 
 /**

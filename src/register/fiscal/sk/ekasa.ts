@@ -36,6 +36,7 @@ export class EkasaAuthority implements AuthorityPort {
 
   async deliver(input: DeliveryInput): Promise<DeliveryResult> {
     let xml: string;
+    const uuid = newMessageId();
     try {
       const esr = obj(input.data, 'ESR') ?? {};
       const fis = obj(input.data, 'Fis') ?? {};
@@ -48,7 +49,7 @@ export class EkasaAuthority implements AuthorityPort {
       const receipt = ekasaReceiptOf({ esr, bc, ...(ref ? { referenceReceiptId: ref } : {}) });
       xml = ekasaRequest(
         {
-          header: { uuid: newMessageId(), sentAt: input.now, sendingCount: input.later ? 2 : 1, swId: swIdOf(input.attributes) },
+          header: { uuid, sentAt: input.now, sendingCount: input.later ? 2 : 1, swId: swIdOf(input.attributes) },
           seller: sellerIds(input.cfg),
           cashRegisterCode,
           receipt,
@@ -63,7 +64,7 @@ export class EkasaAuthority implements AuthorityPort {
       if (e instanceof FiscalError) return { ok: false, code: e.code, message: e.message };
       throw e;
     }
-    return parseEkasaAnswer(await postToEkasa(endpointOf(input.attributes), xml, input.certificate, input.signal));
+    return parseEkasaAnswer(await postToEkasa(endpointOf(input.attributes), xml, input.certificate, input.signal), uuid);
   }
 
   withId(fis: Obj, id: string): Obj {

@@ -11,9 +11,10 @@ import type { BusinessCase } from '../../esr/business-case.js';
 import { classify } from '../../esr/business-case.js';
 import { formatLocalDateTime } from '../../esr/datetime.js';
 import type { AuthorityCertificate } from '../authority.js';
-import { requireFiscalCertificate } from '../certificate-store.js';
+import { ownFiscalCertificate, requireFiscalCertificate } from '../certificate-store.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
+import type { RegisterState } from '../../journal/types.js';
 import { closeEkasaAgents } from './client.js';
 import { EkasaAuthority } from './ekasa.js';
 import { tagsOf } from './fis.js';
@@ -32,10 +33,16 @@ export function isReported(bc: BusinessCase): boolean {
 /**
  * The authentication certificate that signs: installed and valid. Whether it is one of the test system
  * cannot be read from it (test and production data name the register the same way), so Fiscal_Test alone
- * chooses the system.
+ * chooses the system. The financial administration issues authentication data per cash register, so a
+ * register does not borrow def's as a Croatian one does: registers sharing one would report their receipts
+ * under one cash register code, each numbering its own from 1.
  */
 function certificateOf(dataDir: string, rn: string, attributes: ReadonlyMap<string, string>, now: Date): AuthorityCertificate {
-  return requireFiscalCertificate(dataDir, rn, attributes, now, false);
+  const cert = requireFiscalCertificate(dataDir, rn, attributes, now, false);
+  if (rn !== 'def' && ownFiscalCertificate(dataDir, rn) === undefined) {
+    throw new FiscalError('#FISCAL_CERTIFICATE', { rn, detail: `a Slovak register reports with the authentication data of its own cash register: install them for this register (POST /cer/fiscal?rn=${rn}); def's (${cert.subject}) belong to another` });
+  }
+  return cert;
 }
 
 /** The id of the original receipt a return or void names: ESR.RFiscal (its UID), else the original's UID or OKP as journaled. */
@@ -44,6 +51,19 @@ function referenceOf(esr: Obj, original: Obj | undefined): string | undefined {
   if (given) return given;
   const fis = original && isObj(original.Fis) ? original.Fis : undefined;
   return fis ? (str(fis, 'UID') ?? str(fis, 'OKP')) : undefined;
+}
+
+/**
+ * A register is one cash register (one code, one certificate) with one series of receipt numbers, but the
+ * service numbers per TL/TT: receipts of a second TL/TT would repeat the numbers eKasa already has from this
+ * cash register. Throws naming ESR.TT when the register numbered receipts of another TL/TT before.
+ */
+function requireOneTerminal(state: RegisterState, esr: Obj): void {
+  const own = `${str(esr, 'TL') ?? ''}/${str(esr, 'TT') ?? ''}`;
+  const other = Object.keys(state.tn).find((k) => k !== own);
+  if (other !== undefined) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'ESR.TT', detail: `this register is one eKasa cash register, whose receipts are numbered for TL/TT ${other}; ${own} needs a register of its own (profile RN_TT) with the authentication data of its cash register` });
+  }
 }
 
 export class SkModule implements FiscalModule {
@@ -66,7 +86,7 @@ export class SkModule implements FiscalModule {
     if (invoice !== undefined && invoice.length > 50) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.SK_InvoiceNumber', detail: 'at most 50 characters' });
     // the items as eKasa will read them (rates, seller ids, the original a returned item names): refused now,
     // not after the receipt is journaled; an RFN is resolved to the original's id when it is fiscalized
-    const named = str(esr, 'RFiscal') ?? (str(esr, 'RFN') || str(esr, 'RTN') ? 'O-00000000000000000000000000000000' : undefined);
+    const named = str(esr, 'RFiscal')?.trim() || (str(esr, 'RFN') || str(esr, 'RTN') ? 'O-00000000000000000000000000000000' : undefined);
     ekasaReceiptOf({ esr: { D: '2000-01-01T00:00:00', ...esr }, bc, ...(named ? { referenceReceiptId: named } : {}) });
   }
 
@@ -84,6 +104,7 @@ export class SkModule implements FiscalModule {
   fiscalize(input: FiscalInput): Obj {
     const { esr, bc } = input;
     if (input.type !== 'Tra' || !isReported(bc)) return this.generic.fiscalize(input);
+    requireOneTerminal(input.state, esr);
     const seller = sellerIds(input.state.cfg);
     const cert = certificateOf(input.dataDir, input.rn, input.attributes, input.now);
     const cashRegisterCode = cashRegisterCodeOf(input.attributes, cert);

@@ -10,6 +10,7 @@
 import { X509Certificate, randomUUID } from 'node:crypto';
 import { xmlCryptoModule, xmlDomModule } from '../../../shared/lazy-modules.js';
 import { escapeAttr, escapeText } from '../../codec/xml-text.js';
+import { formatWithOffset } from '../../esr/datetime.js';
 import type { AuthorityCertificate, DeliveryResult } from '../authority.js';
 import { ekasaDateTime } from './ekasa-date.js';
 import type { SellerIds } from './ids.js';
@@ -63,7 +64,7 @@ function itemXml(i: EkasaItem): string {
 /** The RegisterReceiptRequest element (not signed: the envelope's WS-Security signature covers the body). */
 export function registerReceiptRequestXml(input: RequestInput): string {
   const { header, receipt: r } = input;
-  const head = `<ekasa:Header${attrs([['Uuid', header.uuid], ['RequestDate', ekasaDateTime(localOf(header.sentAt))], ['SendingCount', String(header.sendingCount)], ['SwId', header.swId], ['Exception', 'false']])}/>`;
+  const head = `<ekasa:Header${attrs([['Uuid', header.uuid], ['RequestDate', formatWithOffset(header.sentAt)], ['SendingCount', String(header.sendingCount)], ['SwId', header.swId], ['Exception', 'false']])}/>`;
   const data = attrs([
     ['ReceiptType', r.receiptType], ['CashRegisterCode', input.cashRegisterCode], ['Dic', input.seller.dic], ['IcDph', input.seller.icDph], ['Ico', input.seller.ico],
     ['ReceiptNumber', r.receiptNumber], ['ParagonNumber', r.paragonNumber], ['InvoiceNumber', r.invoiceNumber], ['Paragon', r.paragonNumber !== undefined ? 'true' : 'false'],
@@ -73,11 +74,6 @@ export function registerReceiptRequestXml(input: RequestInput): string {
   const items = r.items.length ? `<ekasa:Items>${r.items.map(itemXml).join('')}</ekasa:Items>` : '';
   const codes = `<ekasa:ValidationCode><ekasa:PKP digest="SHA256" cipher="RSA2048" encoding="base64">${escapeText(input.pkp)}</ekasa:PKP><ekasa:OKP digest="SHA1" encoding="base16">${escapeText(input.okp)}</ekasa:OKP></ekasa:ValidationCode>`;
   return `<ekasa:RegisterReceiptRequest xmlns:ekasa="${EKASA_NS}">${head}<ekasa:ReceiptData${data}>${items}</ekasa:ReceiptData>${codes}</ekasa:RegisterReceiptRequest>`;
-}
-
-function localOf(d: Date): string {
-  const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
 function leafOf(certPem: string): X509Certificate {
@@ -115,9 +111,11 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set(['-1']);
 
 /**
  * Reads eKasa's answer to a RegisterReceiptRequest: the receipt id (accepted), or its error (refused: code and
- * message). A transient error code and an answer without either throw EkasaTransientError.
+ * message). A transient error code and an answer without either throw EkasaTransientError, and so does an
+ * answer whose header names another message than `uuid` (the request's): its receipt id or refusal belongs to
+ * another receipt.
  */
-export function parseEkasaAnswer(xml: string): DeliveryResult {
+export function parseEkasaAnswer(xml: string, uuid?: string): DeliveryResult {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new EkasaTransientError('the eKasa answer carries a DOCTYPE');
   let doc: Document;
   try {
@@ -131,6 +129,8 @@ export function parseEkasaAnswer(xml: string): DeliveryResult {
     const reason = fault ? (fault.getElementsByTagName('faultstring')[0]?.textContent ?? 'SOAP fault') : 'no RegisterReceiptResponse';
     throw new EkasaTransientError(`the eKasa answer is not a RegisterReceiptResponse: ${reason.trim()}`);
   }
+  const answered = answer.getElementsByTagNameNS(EKASA_NS, 'Header')[0]?.getAttribute('Uuid');
+  if (uuid !== undefined && answered && answered.toLowerCase() !== uuid.toLowerCase()) throw new EkasaTransientError(`the eKasa answer is for message ${answered}, not for ${uuid}`);
   const error = answer.getElementsByTagNameNS(EKASA_NS, 'Error')[0];
   if (error) {
     const code = error.getAttribute('Code') ?? '';

@@ -1,7 +1,8 @@
 /**
  * Slovakia: the PKP and OKP reproduced with openssl and sha1sum from the signed text, the date and QR forms,
  * the eKasa receipt of an ESR (items, discounts, returns, invoice payments, paragons, seller ids), the signed
- * SOAP request against the request schema (xmllint) and its WS-Security signature, the reading of eKasa's
+ * SOAP request against the request schema (xmllint) and its WS-Security signature (also by xmllint --exc-c14n
+ * and openssl, without the library that signs), the reading of eKasa's
  * answers, the module's validation and Fis, and the journal verifier's check of a receipt.
  */
 import assert from 'node:assert/strict';
@@ -169,13 +170,40 @@ describe('eKasa receipt', () => {
     const p = ekasaReceiptOf({ esr: paragon, bc: classify(paragon) });
     assert.equal(p.paragonNumber, '42');
     assert.deepEqual([p.customerId, p.customerIdType], ['SK2023456789', 'ICDPH']);
+    // a customer id is sent as given or refused, never cut short
+    const foreign = receipt({ Ctm: { Nam: 'Firma', TaxId: 'DE 123 456 789' } });
+    assert.deepEqual([ekasaReceiptOf({ esr: foreign, bc: classify(foreign) }).customerId, ekasaReceiptOf({ esr: foreign, bc: classify(foreign) }).customerIdType], ['DE123456789', 'INE']);
+    const long = receipt({ Ctm: { Nam: 'Firma', TaxId: 'X'.repeat(41) } });
+    assert.throws(() => ekasaReceiptOf({ esr: long, bc: classify(long) }), (e: unknown) => e instanceof FiscalError && e.params.field === 'ESR.Ctm.TaxId');
     const sold = receipt({ PosA: [{ _: 'Pos', Dsc: 'Komisia', Amt: '22.58', TaxG: 'A', SK_SellerIdType: 'IC_DPH', SK_SellerId: 'SK2023456789', SK_SpecialRegulation: '§ 66 zákona o DPH' }] });
     const item = ekasaReceiptOf({ esr: sold, bc: classify(sold) }).items[0];
     assert.deepEqual([item?.sellerId, item?.sellerIdType, item?.specialRegulation], ['SK2023456789', 'ICDPH', '§ 66 zákona o DPH']);
     const noId = receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'A', SK_SellerIdType: 'DIC' }] });
     assert.throws(() => ekasaReceiptOf({ esr: noId, bc: classify(noId) }), (e: unknown) => e instanceof FiscalError && e.params.field === 'ESR.PosA[0].SK_SellerId');
+    // an id type it does not know (here eKasa's own spelling) is not taken for a DIČ
+    const unknownType = receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'A', SK_SellerIdType: 'ICDPH', SK_SellerId: '2023456789' }] });
+    assert.throws(() => ekasaReceiptOf({ esr: unknownType, bc: classify(unknownType) }), (e: unknown) => e instanceof FiscalError && e.params.field === 'ESR.PosA[0].SK_SellerIdType');
   });
 });
+
+/**
+ * The WS-Security signature checked without xml-crypto (which made it): the body and SignedInfo canonicalized
+ * by `xmllint --exc-c14n` (each standing alone with the namespaces it uses declared, as exclusive c14n
+ * renders a subtree), the body's SHA-256 compared with the DigestValue, SignedInfo verified by
+ * `openssl dgst -sha256 -verify` with the certificate's public key.
+ */
+function opensslVerifiesEnvelope(xml: string, dir: string): void {
+  const body = /<soapenv:Body [\s\S]*<\/soapenv:Body>/.exec(xml)?.[0] ?? '';
+  const signedInfo = /<ds:SignedInfo>[\s\S]*<\/ds:SignedInfo>/.exec(xml)?.[0] ?? '';
+  assert.ok(body && signedInfo, 'the envelope has a body and a SignedInfo');
+  writeFileSync(join(dir, 'body.xml'), body.replace('<soapenv:Body ', '<soapenv:Body xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:wsu="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd" '));
+  writeFileSync(join(dir, 'signed-info.xml'), signedInfo.replace('<ds:SignedInfo>', '<ds:SignedInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#">'));
+  writeFileSync(join(dir, 'signature.bin'), Buffer.from(/<ds:SignatureValue>([^<]+)</.exec(xml)?.[1] ?? '', 'base64'));
+  const digest = sh(`xmllint --exc-c14n "${dir}/body.xml" | openssl dgst -sha256 -binary | base64 -w0`);
+  assert.equal(digest, /<ds:DigestValue>([^<]+)</.exec(xml)?.[1], 'the DigestValue is the SHA-256 of the canonical body');
+  sh(`openssl x509 -in "${files.certFile}" -pubkey -noout > "${dir}/signer.pem"`);
+  assert.match(sh(`xmllint --exc-c14n "${dir}/signed-info.xml" | openssl dgst -sha256 -verify "${dir}/signer.pem" -signature "${dir}/signature.bin"`), /Verified OK/);
+}
 
 describe('eKasa request and answers', () => {
   function request(extra: Obj = {}): string {
@@ -197,10 +225,12 @@ describe('eKasa request and answers', () => {
     assert.match(element, /Name="&lt;Káva&gt; &amp; &quot;čaj&quot;"/);
     const sig = verifyEkasaEnvelope(xml);
     assert.equal(sig.valid, true, sig.detail);
+    opensslVerifiesEnvelope(xml, files.dir);
     assert.equal(sig.certificate?.serialNumber.toUpperCase(), cert.serial);
     const tampered = xml.replace('Amount="22.58"', 'Amount="2.58"');
     assert.notEqual(tampered, xml);
     assert.equal(verifyEkasaEnvelope(tampered).valid, false);
+    assert.throws(() => opensslVerifiesEnvelope(tampered, files.dir), /DigestValue/);
     // a schema violation: an unknown receipt type
     writeFileSync(file, element.replace('ReceiptType="PD"', 'ReceiptType="XX"'));
     assert.equal(xmllintEkasa(file).ok, false);
@@ -214,12 +244,17 @@ describe('eKasa request and answers', () => {
     assert.throws(() => parseEkasaAnswer(wrap('<ekasa:Receipt Id="nonsense"/>')), EkasaTransientError);
     assert.throws(() => parseEkasaAnswer('<html>bad gateway</html>'), EkasaTransientError);
     assert.throws(() => parseEkasaAnswer('not xml <'), EkasaTransientError);
+    // an answer to another message (its receipt id or refusal is another receipt's) is not this receipt's
+    const id = '6AC205DD-ED3C-41F6-918C-21EB43480D8C';
+    assert.deepEqual(parseEkasaAnswer(wrap('<ekasa:Receipt Id="O-7DBCDA8A56EE426DBCDA8A56EE426D1A"/>'), id), { ok: true, id: 'O-7DBCDA8A56EE426DBCDA8A56EE426D1A' });
+    assert.throws(() => parseEkasaAnswer(wrap('<ekasa:Receipt Id="O-7DBCDA8A56EE426DBCDA8A56EE426D1A"/>'), '0b0e0a7c-2c55-4f39-9a4e-0c2f5a6f6a11'), EkasaTransientError);
+    assert.throws(() => parseEkasaAnswer(wrap('<ekasa:Error Code="-10" Message="Chyba v podpise dátovej správy."/>'), '0b0e0a7c-2c55-4f39-9a4e-0c2f5a6f6a11'), EkasaTransientError);
   });
 });
 
 describe('SkModule', () => {
   const sk = new SkModule();
-  const state = { rn: 'def', cfg: CFG, fn: 0, tid: 0, country: {} } as never;
+  const state = { rn: 'def', cfg: CFG, fn: 0, tid: 0, tn: {}, country: {} } as never;
   const input = (esr: Obj): Parameters<SkModule['fiscalize']>[0] => ({ rn: 'def', sq: 1, prevHash: '', now: new Date(2026, 0, 21, 14, 30, 6), type: 'Tra', esr, bc: classify(esr), state, signer: {} as never, dataDir, attributes: ATTRS, tnGenerated: false });
 
   it('validates the receipt number, the paragon number, references of returns and the items before journaling', () => {
@@ -236,6 +271,43 @@ describe('SkModule', () => {
     // training is not reported: no rules of eKasa
     const training = receipt({ Test: '1', TN: '017' });
     sk.validate(training, classify(training));
+  });
+
+  it('refuses before journaling what the request cannot carry, naming the field; what passes is valid against the schema', () => {
+    const fail = (esr: Obj, field: string): void => assert.throws(() => sk.validate(esr, classify(esr)), (e: unknown) => e instanceof FiscalError && e.params.field === field, field);
+    const returned = (rfiscal: string): Obj => receipt({ T: '-1.00', RFiscal: rfiscal, PosA: [{ _: 'Pos', Dsc: 'x', Amt: '-1.00', Qty: '-1', TaxG: 'A' }], TaxA: [] });
+    fail(returned('hello world'), 'ESR.RFiscal');
+    fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', Qty: '0.12345', TaxG: 'A' }], TaxA: [] }), 'ESR.PosA[0].Qty');
+    fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '0.00', Qty: '0', TaxG: 'A' }, { _: 'Pos', Dsc: 'y', Amt: '22.58', TaxG: 'A' }], TaxA: [] }), 'ESR.PosA[0].Qty');
+    fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: '150%' }], TaxA: [] }), 'ESR.PosA[0].TaxG');
+    fail(receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'T' }], TaxA: [{ _: 'Tax', TaxG: 'T', Prc: '23.456', Amt: '22.58' }] }), 'ESR.PosA[0].TaxG');
+    fail(receipt({ T: '20000000.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '20000000.00', TaxG: 'A' }], TaxA: [] }), 'ESR.T');
+    fail(receipt({ T: '1.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '0.335', TaxG: 'A' }, { _: 'Pos', Dsc: 'y', Amt: '0.665', TaxG: 'A' }], TaxA: [] }), 'ESR.PosA[0].Amt');
+    fail(receipt({ T: '1.995', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '2.00', TaxG: 'A' }, { _: 'Mod', Dsc: 'Zľava', Amt: '-0.005' }], TaxA: [] }), 'ESR.T');
+    fail(receipt({ T: '17.58', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', TaxG: 'A' }, { _: 'Pos', PTY: 'Vou', Dsc: 'Poukaz', Amt: '-5.00', TaxG: 'A', VouN: '9'.repeat(51) }], TaxA: [] }), 'ESR.PosA[1].VouN');
+    fail(receipt({ T: '5.01', PosA: Array.from({ length: 501 }, () => ({ _: 'Pos', Dsc: 'x', Amt: '0.01', TaxG: 'A' })), TaxA: [] }), 'ESR.PosA');
+    // the same kinds of values within the limits pass, and eKasa's schema takes the request they make
+    const fine = [
+      returned(' O-7DBCDA8A56EE426DBCDA8A56EE426D1A '),
+      returned('9f48fa6c-e456da6a-9c996816-94fcd75e-a54aab7a'),
+      receipt({ PosA: [{ _: 'Pos', Dsc: 'x', Amt: '22.58', Qty: '0.12340', TaxG: 'T' }], TaxA: [{ _: 'Tax', TaxG: 'T', Prc: '23.50', Amt: '22.58' }] }),
+      receipt({ T: '9999999.99', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '9999999.99', TaxG: 'A' }], TaxA: [] }),
+      receipt({ T: '5.00', PosA: Array.from({ length: 500 }, () => ({ _: 'Pos', Dsc: 'x', Amt: '0.01', TaxG: 'A' })), TaxA: [] }),
+      receipt({ T: '2.00', PosA: [{ _: 'Pos', Dsc: 'x', Amt: '1.000', TaxG: 'A' }, { _: 'Pos', Dsc: 'y', Amt: '1.00', TaxG: 'A' }, { _: 'Pos', Dsc: 'z', Amt: '1.00', TaxG: 'C' }, { _: 'Mod', PN: '*', Dsc: 'Zľava', Amt: '-1.00' }], TaxA: [] }),
+    ];
+    fine.forEach((esr, i) => {
+      sk.validate(esr, classify(esr));
+      const fis = sk.fiscalize(input(esr));
+      const r = ekasaReceiptOf({ esr, bc: classify(esr), ...(typeof fis.RefReceiptId === 'string' ? { referenceReceiptId: fis.RefReceiptId } : {}) });
+      // the items add up to the amount, in cents
+      const cents = (a: string): bigint => BigInt(a.replace('.', ''));
+      assert.equal(r.items.reduce((t, item) => t + cents(item.price), 0n), cents(r.amount), `receipt ${i}`);
+      const xml = ekasaRequest({ header: { uuid: '6ac205dd-ed3c-41f6-918c-21eb43480d8c', sentAt: new Date(2026, 0, 21, 14, 30, 6), sendingCount: 1, swId: 'ABC123' }, seller: sellerIds(CFG), cashRegisterCode: CODE, receipt: r, created: '2026-01-21T14:30:06', pkp: String(fis.PKP), okp: String(fis.OKP) }, cert);
+      const file = join(files.dir, `limits-${i}.xml`);
+      writeFileSync(file, /<ekasa:RegisterReceiptRequest[\s\S]*<\/ekasa:RegisterReceiptRequest>/.exec(xml)?.[0] ?? '');
+      const lint = xmllintEkasa(file);
+      assert.equal(lint.ok, true, lint.output);
+    });
   });
 
   it('fiscalizes with PKP, OKP, the offline QR code and the Slovak lines; withId adds the UID', () => {
@@ -278,5 +350,24 @@ describe('SkModule', () => {
       rmSync(empty, { recursive: true, force: true });
     }
     await sk.prepare({ dataDir, state: st(CFG), attributes: ATTRS, esr });
+  });
+
+  it('a register other than def signs with authentication data of its own, never with def\'s (they name another cash register)', async () => {
+    const esr = receipt();
+    const rn = 'SK1234567890$P1_2';
+    const of = (r: string): never => ({ rn: r, cfg: CFG, fn: 0, tn: {}, country: {} }) as never;
+    const refused = (e: unknown): boolean => e instanceof FiscalError && e.code === '#FISCAL_CERTIFICATE' && /its own cash register/.test(e.message);
+    await assert.rejects(async () => sk.prepare({ dataDir, state: of(rn), attributes: ATTRS, esr }), refused);
+    assert.throws(() => sk.fiscalize({ ...input(esr), rn, state: of(rn) }), refused);
+    const own = makeEkasaCertificate('88812345678900002');
+    try {
+      storeFiscalCertificate(dataDir, rn, own.p12, own.password);
+      await sk.prepare({ dataDir, state: of(rn), attributes: ATTRS, esr });
+      const fis = sk.fiscalize({ ...input(esr), rn, state: of(rn) });
+      assert.equal(fis.CashRegisterCode, '88812345678900002');
+      assert.equal(pkpVerifies(createPublicKey(own.keyPem), { dic: '1234567890', cashRegisterCode: '88812345678900002', receiptNumber: '17', receiptType: 'PD', issued: '2026-01-21T14:30:05', amount: '22.58' }, String(fis.PKP)), true);
+    } finally {
+      rmSync(own.dir, { recursive: true, force: true });
+    }
   });
 });
