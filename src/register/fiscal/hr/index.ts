@@ -15,14 +15,14 @@ import { requireFiscalCertificate } from '../certificate-store.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import { cisDateTime } from './cis-date.js';
-import { closeCisAgents, postToCis } from './cis-client.js';
+import { closeSoapAgents, postSoap } from '../soap-client.js';
 import { endpointOf } from './endpoint.js';
 import { amount2, racunOf } from './invoice.js';
 import { HR_LETTERS } from './letters.js';
 import { isValidOib, oibOf } from './oib.js';
 import { type NacinPlac, nacinPlacOf } from './payment.js';
 import { qrUrl } from './qr.js';
-import { cisRequest, parseCisAnswer } from './request-xml.js';
+import { SOAP_ACTION_RACUNI, cisRequest, parseCisAnswer } from './request-xml.js';
 import { zkiOf } from './zki.js';
 
 const PAYMENT_TEXT: Readonly<Record<NacinPlac, string>> = { G: 'Gotovina', K: 'Kartice', C: 'Ček', T: 'Transakcijski račun', O: 'Ostalo' };
@@ -76,7 +76,7 @@ export class CisAuthority implements AuthorityPort {
       throw e;
     }
     const { xml } = cisRequest({ racun, certificate: input.certificate, sentAt: cisDateTime(formatLocalDateTime(input.now)) });
-    const answer = await postToCis(endpointOf(input.attributes), xml, input.certificate, input.signal);
+    const answer = await postSoap(endpointOf(input.attributes), xml, input.certificate, input.signal, SOAP_ACTION_RACUNI, 'CIS');
     return parseCisAnswer(answer);
   }
 
@@ -93,7 +93,7 @@ export class CisAuthority implements AuthorityPort {
 export class HrModule implements FiscalModule {
   readonly country = 'HR';
   /** the kept-alive connections to the tax authority, shared by the registers */
-  readonly close = closeCisAgents;
+  readonly close = closeSoapAgents;
   readonly letters = HR_LETTERS;
   readonly authority: AuthorityPort = new CisAuthority();
   private readonly generic = new GenericModule('HR', HR_LETTERS);

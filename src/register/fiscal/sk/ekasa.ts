@@ -9,7 +9,7 @@ import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, obj, str } from '../../codec/index.js';
 import { classify } from '../../esr/business-case.js';
 import type { AuthorityPort, DeliveryInput, DeliveryResult } from '../authority.js';
-import { postToEkasa } from './client.js';
+import { postSoap } from '../soap-client.js';
 import { endpointOf } from './endpoint.js';
 import { withUid } from './fis.js';
 import { sellerIds, swIdOf } from './ids.js';
@@ -64,7 +64,7 @@ export class EkasaAuthority implements AuthorityPort {
       if (e instanceof FiscalError) return { ok: false, code: e.code, message: e.message };
       throw e;
     }
-    return parseEkasaAnswer(await postToEkasa(endpointOf(input.attributes), xml, input.certificate, input.signal), uuid);
+    return parseEkasaAnswer(await postSoap(endpointOf(input.attributes), xml, input.certificate, input.signal, 'RegisterReceipt', 'eKasa'), uuid);
   }
 
   withId(fis: Obj, id: string): Obj {

@@ -15,7 +15,7 @@ import { ownFiscalCertificate, requireFiscalCertificate } from '../certificate-s
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput } from '../module.js';
 import type { RegisterState } from '../../journal/types.js';
-import { closeEkasaAgents } from './client.js';
+import { closeSoapAgents } from '../soap-client.js';
 import { EkasaAuthority } from './ekasa.js';
 import { tagsOf } from './fis.js';
 import { cashRegisterCodeOf, sellerIds, swIdOf } from './ids.js';
@@ -71,7 +71,7 @@ export class SkModule implements FiscalModule {
   readonly letters = SK_LETTERS;
   /** a receipt number is never used twice by one cash register */
   readonly uniqueTn = true;
-  readonly close = closeEkasaAgents;
+  readonly close = closeSoapAgents;
   readonly authority = new EkasaAuthority();
   readonly verifier = SK_VERIFIER;
   private readonly generic = new GenericModule('SK', SK_LETTERS);
