@@ -196,6 +196,12 @@ test('a day of Swedish receipts: signed and chained by the control unit, printed
     assert.match(broken(xml.replace(copyEvent, copyEvent.replace(/<eventTime>[^<]*</, '<eventTime>11:00:00<'))), /copy .*does not verify/);
     assert.match(broken(xml.replace(copyEvent, copyEvent + copyEvent)), /copied more than once/);
     assert.match(broken(xml.replace(copyEvent, copyEvent.replace('Kopia av kvitto nr 2', 'Kopia av kvitto nr 1'))), /names nr 1/);
+    // a copy is found by the number it names: a transID naming no receipt of the file does not make a forged signature "unchecked"
+    const forgedSignature = (e: string): string => e.replace(/signatur [A-Za-z0-9+/=]{88}/, `signatur ${String(s1.Signature)}`);
+    assert.match(broken(xml.replace(copyEvent, forgedSignature(copyEvent.replace(/<transID>[^<]*<\/transID>/, '<transID>999</transID>')))), /copy .*transID 999/);
+    assert.match(broken(xml.replace(copyEvent, forgedSignature(copyEvent.replace(/<transID>[^<]*<\/transID>/, '')))), /copy .*does not verify/);
+    // a copy of a receipt after the file's last: a copy follows its receipt, so its original would be in the file
+    assert.match(broken(xml.replace(copyEvent, forgedSignature(copyEvent.replace(/<transID>[^<]*<\/transID>/, '').replace('Kopia av kvitto nr 2', 'Kopia av kvitto nr 99')))), /copy .*nr 99/);
 
     // a key file under the unit's number that is another software unit's key
     const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }) as string;

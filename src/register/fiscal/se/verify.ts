@@ -115,6 +115,9 @@ export function verifySwedishFile(file: SeFile, keyFor: (id: string) => KeyObjec
   };
   for (const reg of file.registers) {
     const byId = new Map(reg.transactions.map((t) => [t.transID, t]));
+    const byNr = new Map(reg.transactions.map((t) => [t.nr, t]));
+    // the chain is whole from here on: a copy of a receipt from here on has its original in the file
+    const first = reg.transactions.reduce<bigint | undefined>((low, t) => (low === undefined || BigInt(t.nr) < low ? BigInt(t.nr) : low), undefined);
     const copied = new Set<string>();
     for (const c of reg.copies) {
       const fail = (reason: string): SeVerifyReport => {
@@ -125,12 +128,16 @@ export function verifySwedishFile(file: SeFile, keyFor: (id: string) => KeyObjec
       const m = COPY.exec(c.eventText.trim());
       if (!m) return fail(`its text is not "${COPY_TEXT} <nr>; kontrollenhet <id>; signatur <signature>"`);
       const [, nr, unitId, signature] = m as unknown as [string, string, string, string];
-      const original = byId.get(c.transID);
+      // found by the number its text names, which its signature covers: the transID only has to agree
+      const original = byNr.get(nr);
+      const named = c.transID ? byId.get(c.transID) : undefined;
+      if (named && named !== original) return fail(`its text names nr ${nr}, but its transID ${c.transID} is nr ${named.nr}`);
+      if (c.transID && original && !named) return fail(`its transID ${c.transID} is no receipt of the file (receipt nr ${nr} is transID ${original.transID})`);
       if (!original) {
-        report.copiesUnchecked.push(`register ${reg.registerID}: the copy of nr ${nr} (event ${c.eventID}) names a receipt not in this file`);
+        if (first !== undefined && BigInt(nr) >= first) return fail(`it names receipt nr ${nr}, which is not in the file though its receipts run on from nr ${first} without a gap`);
+        report.copiesUnchecked.push(`register ${reg.registerID}: the copy of nr ${nr} (event ${c.eventID}) names a receipt before this file`);
         continue;
       }
-      if (original.nr !== nr) return fail(`its text names nr ${nr}, but its transID ${c.transID} is nr ${original.nr}`);
       if (copied.has(nr)) return fail(`receipt nr ${nr} was copied more than once (one copy per receipt)`);
       copied.add(nr);
       if (!isSignatureForm(signature)) return fail('the signature is not the exact base64 of a 64-byte ECDSA P-256 signature');
