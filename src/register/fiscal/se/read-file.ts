@@ -42,13 +42,27 @@ export interface SeFile {
 const TX_FIELDS = new Set(['nr', 'transID', 'transDate', 'transTime', 'transAmntIn', 'transAmntEx', 'signature', 'keyVersion', 'trainingID']);
 const EVENT_FIELDS = new Set(['eventID', 'eventType', 'transID', 'eventDate', 'eventTime', 'eventText']);
 
-/** Reads the file; throws on XML that is not well-formed or whose root is not `{namespace}auditfile`. */
+/** A field a second time is refused: a reader taking the first would see another value than the one verified. */
+function once(first: boolean, parent: string, field: string): void {
+  if (!first) throw new Error(`a ${parent} has <${field}> twice`);
+}
+
+function put(into: Record<string, string>, field: string, value: string, parent: string): void {
+  once(into[field] === undefined, parent, field);
+  into[field] = value;
+}
+
+/**
+ * Reads the file; throws on XML that is not well-formed, whose root is not `{namespace}auditfile`, with an
+ * element of another namespace, or with a field read here twice in one element.
+ */
 export function readSwedishFile(text: string, namespace: string): SeFile {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new Error('XML with a DOCTYPE or entity declaration is refused');
   const parser = new SaxesParser({ xmlns: true });
   const registers = new Map<string, SeRegister>();
   const stack: string[] = [];
-  let companyIdent = '';
+  let companyIdent: string | undefined;
+  let registerIdRead = false;
   let register: SeRegister | undefined;
   let tx: Record<string, string> | undefined;
   let vat: string[] = [];
@@ -59,6 +73,10 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
   parser.on('opentag', (tag) => {
     const name = tag.local;
     if (stack.length === 0 && (name !== 'auditfile' || tag.uri !== namespace)) throw new Error(`the root element is {${tag.uri}}${name}, not {${namespace}}auditfile`);
+    // the schema puts every element in its namespace and gives the fields read here text only: a reader that
+    // skips another namespace's elements, or takes a field's own text, must see the values verified here
+    if (tag.uri !== namespace) throw new Error(`the element {${tag.uri}}${name} is not in the file's namespace ${namespace}`);
+    if (field !== undefined) throw new Error(`<${field}> holds an element <${name}>`);
     const parent = stack[stack.length - 1];
     const path = stack.join('/');
     stack.push(name);
@@ -66,8 +84,10 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
       field = name;
       value = '';
     };
-    if (name === 'cashregister') register = { registerID: '', transactions: [], copies: [] };
-    else if ((parent === 'cashregister' && name === 'registerID') || (path === 'auditfile/company' && name === 'companyIdent')) capture();
+    if (name === 'cashregister') {
+      register = { registerID: '', transactions: [], copies: [] };
+      registerIdRead = false;
+    } else if ((parent === 'cashregister' && name === 'registerID') || (path === 'auditfile/company' && name === 'companyIdent')) capture();
     else if (parent === 'cashregister' && name === 'cashtransaction') {
       tx = {};
       vat = [];
@@ -87,11 +107,16 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
     const name = tag.local;
     const parent = stack[stack.length - 1];
     if (field !== undefined && name === field) {
-      if (parent === 'company') companyIdent = value.trim();
-      else if (parent === 'cashregister' && register) register.registerID = value.trim();
-      else if (parent === 'vat' && vatBlock) vatBlock[field] = value.trim();
-      else if (parent === 'cashtransaction' && tx) tx[field] = value.trim();
-      else if (parent === 'event' && event) event[field] = value;
+      if (parent === 'company') {
+        once(companyIdent === undefined, 'company', field);
+        companyIdent = value.trim();
+      } else if (parent === 'cashregister' && register) {
+        once(!registerIdRead, 'cashregister', field);
+        register.registerID = value.trim();
+        registerIdRead = true;
+      } else if (parent === 'vat' && vatBlock) put(vatBlock, field, value.trim(), 'vat');
+      else if (parent === 'cashtransaction' && tx) put(tx, field, value.trim(), 'cashtransaction');
+      else if (parent === 'event' && event) put(event, field, value, 'event');
       field = undefined;
     } else if (name === 'vat' && parent === 'cashtransaction' && vatBlock) {
       vat.push(`${vatBlock.vatPerc ?? ''}=${vatBlock.vatAmnt ?? ''}`);
@@ -123,5 +148,5 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
     throw e;
   });
   parser.write(text).close();
-  return { companyIdent, registers: [...registers.values()] };
+  return { companyIdent: companyIdent ?? '', registers: [...registers.values()] };
 }

@@ -196,6 +196,13 @@ test('a day of Swedish receipts: signed and chained by the control unit, printed
     assert.match(broken(xml.replace(copyEvent, copyEvent.replace(/<eventTime>[^<]*</, '<eventTime>11:00:00<'))), /copy .*does not verify/);
     assert.match(broken(xml.replace(copyEvent, copyEvent + copyEvent)), /copied more than once/);
     assert.match(broken(xml.replace(copyEvent, copyEvent.replace('Kopia av kvitto nr 2', 'Kopia av kvitto nr 1'))), /names nr 1/);
+    // the values verified are those a namespace-aware reader sees: an element of another namespace, a field twice or a field holding an element is refused
+    const amountAs = (replacement: string): string => xml.replace('<transAmntIn>12.50</transAmntIn>', replacement);
+    assert.throws(() => readSwedishFile(amountAs('<transAmntIn>2.50</transAmntIn><x:transAmntIn xmlns:x="urn:other">12.50</x:transAmntIn>'), SAFT_SE_NAMESPACE), /urn:other.*not in the file's namespace/);
+    assert.throws(() => readSwedishFile(amountAs('<transAmntIn>2.50</transAmntIn><transAmntIn>12.50</transAmntIn>'), SAFT_SE_NAMESPACE), /<transAmntIn> twice/);
+    assert.throws(() => readSwedishFile(amountAs('<transAmntIn>1<x:b xmlns:x="urn:other"/>2.50</transAmntIn>'), SAFT_SE_NAMESPACE), /namespace/);
+    assert.throws(() => readSwedishFile(amountAs('<transAmntIn>1<nr/>2.50</transAmntIn>'), SAFT_SE_NAMESPACE), /<transAmntIn> holds an element <nr>/);
+    assert.throws(() => readSwedishFile(xml.replace('<registerID>K1</registerID>', '<registerID>K2</registerID><registerID>K1</registerID>'), SAFT_SE_NAMESPACE), /<registerID> twice/);
     // a copy is found by the number it names: a transID naming no receipt of the file does not make a forged signature "unchecked"
     const forgedSignature = (e: string): string => e.replace(/signatur [A-Za-z0-9+/=]{88}/, `signatur ${String(s1.Signature)}`);
     assert.match(broken(xml.replace(copyEvent, forgedSignature(copyEvent.replace(/<transID>[^<]*<\/transID>/, '<transID>999</transID>')))), /copy .*transID 999/);
