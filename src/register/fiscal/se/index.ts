@@ -37,12 +37,12 @@ const HEADING: Readonly<Record<string, string>> = {
   payout: 'UTTAG VÄXELKASSA',
   xreport: 'X-DAGRAPPORT',
   closing: 'Z-DAGRAPPORT',
+  reprint: 'KOPIA',
 };
 
 /** The heading printed first: the kind of receipt; a training receipt and a copy marked as the rules want. */
 function headingOf(kind: string, training: boolean): string {
-  if (training) return kind === 'xreport' || kind === 'closing' ? `ÖVNING – ${HEADING[kind] ?? ''}` : 'ÖVNINGSKVITTO';
-  if (kind === 'reprint') return 'KOPIA';
+  if (training) return kind === 'xreport' || kind === 'closing' || kind === 'reprint' ? `ÖVNING – ${HEADING[kind] ?? ''}` : 'ÖVNINGSKVITTO';
   return HEADING[kind] ?? 'KVITTO';
 }
 
@@ -108,6 +108,8 @@ export class SeModule implements FiscalModule {
         const org = this.orgNr(state.cfg);
         if (org) tags.push({ Name: 'OrgNr', Label: 'Org.nr', Value: printedOrgNr(org) });
         tags.push({ Name: 'RegisterId', Label: 'Kassa', Value: registerId });
+        const serial = str(obj(state.cfg, 'Trm') ?? {}, 'Serial');
+        if (serial) tags.push({ Name: 'RegisterSerial', Label: 'Kassans tillverkningsnr', Value: serial });
         if (state.country[UNIT]) tags.push({ Name: 'SignDevId', Label: 'Kontrollenhet', Value: state.country[UNIT] });
         // the Z's own number (the pipeline counts it after this call)
         if (bc.kind === 'closing' && !training) tags.push({ Name: 'ZNo', Label: 'Z-dagrapport nr', Value: String(state.zi + 1) });
@@ -177,12 +179,14 @@ export class SeModule implements FiscalModule {
     if (!signed) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
     const signature = signed.toString('base64');
     state.country[UNIT] = unit.id;
-    addCopy(state.country, str(original, 'AmntIn'));
+    // a copy of a training receipt, or one made in training mode, is training: never a copy of a sale
+    const asTraining = training || str(original, 'ReceiptType') === 'ovning';
+    addCopy(state.country, str(original, 'AmntIn'), asTraining);
     const code = controlCodeOf(signature);
     const fis: Obj = { D: fisD, RFN: nr, RegisterID: registerId, CopySignature: signature, ControlCode: code, ControlUnit: unit.id };
-    if (training) fis.Training = '1';
+    if (asTraining) fis.Training = '1';
     const originalEsr = input.original && isObj(input.original.ESR) ? input.original.ESR : esr;
-    fis.Tag = this.tags(state, originalEsr, headingOf('reprint', false), orgNr, nr, code, unit.id);
+    fis.Tag = this.tags(state, originalEsr, headingOf('reprint', asTraining), orgNr, nr, code, unit.id);
     return fis;
   }
 

@@ -45,9 +45,9 @@ function receipt(a: string, b: string, extra: Obj = {}): Obj {
   };
 }
 
-function day(dataDir: string): { records: Obj[]; answers: Obj[]; m: SeModule; run: (esr: Obj, original?: Obj, reprints?: number) => Obj } {
+function day(dataDir: string, cfg: Obj = CFG): { records: Obj[]; answers: Obj[]; m: SeModule; run: (esr: Obj, original?: Obj, reprints?: number) => Obj } {
   const m = new SeModule();
-  const state = { ...initialState('def'), rid: 1, cfg: CFG };
+  const state = { ...initialState('def'), rid: 1, cfg };
   const records: Obj[] = [];
   const answers: Obj[] = [];
   let minute = 0;
@@ -287,6 +287,31 @@ test('another control unit behind the interface (a certified unit\'s driver) sig
     const before = { ...state.country };
     assert.equal(fiscalError(() => run(receipt('1.00', '0.00'))).code, '#DEVICE_FAILED');
     assert.deepEqual(state.country, before, 'no number taken, nothing counted');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a copy of a training receipt is marked as training and counts as training, never as a copy of a sale; the reports print the pro forma figures and the register\'s manufacturing number', () => {
+  const dataDir = tempDir('efr-se-unit-training-copy-');
+  try {
+    const { records, run } = day(dataDir, { ...CFG, Trm: { TT: 'K1', Serial: 'POS-0042' } });
+    const sale = run(receipt('20.00', '0.00'));
+    const training = run(receipt('10.00', '0.00', { Test: '1' }));
+    const copyOfTraining = run({ D: '2026-11-23T10:00:00', TL: '1', TT: 'K1', NFS: 'DUP', RFN: String(training.FN) }, records[1] as Obj, 0);
+    const copyInTraining = run({ D: '2026-11-23T10:00:00', TL: '1', TT: 'K1', NFS: 'DUP', RFN: String(sale.FN), Test: '1' }, records[0] as Obj, 0);
+    assert.match(tags(copyOfTraining).Heading ?? '', /KOPIA/);
+    assert.match(tags(copyOfTraining).Heading ?? '', /ÖVNING/, 'the copy of a training receipt is marked as training');
+    assert.match(tags(copyInTraining).Heading ?? '', /ÖVNING/);
+    const x = tags(run({ D: '2026-11-23T10:00:00', TL: '1', TT: 'K1', NFS: 'X' }));
+    assert.equal(x['Kvittokopior, antal'], '0', 'no copy of a sale was made');
+    assert.equal(x['Kvittokopior, belopp'], '0.00');
+    assert.equal(x['Övningskvitton, antal'], '3', 'the training receipt and the two training copies');
+    assert.equal(x['Övningskvitton, belopp'], '40.00');
+    assert.equal(x['Försäljning totalt'], '20.00');
+    assert.equal(x['Pro forma-kvitton, antal'], '0', 'the register makes no pro forma receipt, and the report says so');
+    assert.equal(x['Pro forma-kvitton, belopp'], '0.00');
+    assert.equal(x['Kassans tillverkningsnr'], 'POS-0042');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
