@@ -116,7 +116,25 @@ export function printedOrgNr(digits: string): string {
   return `${digits.slice(0, 6)}-${digits.slice(6)}`;
 }
 
-/** The cash register's designation (kassabeteckning): Cfg.Trm.TT, else the RN; the export's registerID. */
-export function registerIdOf(state: { cfg: Obj; rn: string }): string {
-  return (str(obj(state.cfg, 'Trm') ?? {}, 'TT') ?? state.rn).slice(0, 36);
+/** The register's state key of the designation its receipts were signed with. */
+export const REGISTER_ID = 'se|register';
+
+/**
+ * The cash register's designation (kassabeteckning), the export's registerID: the one its first receipt was
+ * signed with, once it has one (the export has one registerID per register, and every receipt of its chain
+ * is verified under it), else Cfg.Trm.TT, else the RN; without the spaces around it, which the export's
+ * reader does not keep.
+ */
+export function registerIdOf(state: { cfg: Obj; rn: string; country?: Readonly<Record<string, string>> }): string {
+  const signed = state.country?.[REGISTER_ID];
+  if (signed !== undefined) return signed;
+  return (str(obj(state.cfg, 'Trm') ?? {}, 'TT') ?? state.rn).trim().slice(0, 36).trim();
+}
+
+/** A designation a receipt may be signed with: not empty, no `;` (it separates the control data's fields), no control characters. */
+export function checkRegisterId(id: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (id === '' || /[;\u0000-\u001f\u007f]/.test(id)) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'Cfg.Trm.TT', detail: `the register's designation "${id}" is signed in the control data, whose fields ";" separates: it must be text without ";" or control characters` });
+  }
 }

@@ -19,7 +19,7 @@ import type { Register } from '../../registers.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
 import { cashTransType, signedAmounts } from '../saft-cash-register/cash-transaction.js';
-import { type ReceiptType, controlCodeOf, controlData, orgNrOf, printedOrgNr, registerIdOf, vatOf } from './control-data.js';
+import { REGISTER_ID, type ReceiptType, checkRegisterId, controlCodeOf, controlData, orgNrOf, printedOrgNr, registerIdOf, vatOf } from './control-data.js';
 import { type ControlUnit, type ControlUnitOpener, openControlUnit } from './control-unit.js';
 import { type Counts, addCopy, addReceipt, closeDay, dayOf, grandOf, reportTags } from './day-figures.js';
 import { exportSaft } from './export.js';
@@ -82,6 +82,7 @@ export class SeModule implements FiscalModule {
     const bc = classify(input.esr);
     if (!EVENT_KINDS.has(bc.kind)) {
       orgNrOf(input.state.cfg);
+      checkRegisterId(registerIdOf(input.state));
       this.unit(input.dataDir, input.state);
     }
     return Promise.resolve();
@@ -120,6 +121,7 @@ export class SeModule implements FiscalModule {
       return fis;
     }
     const orgNr = orgNrOf(state.cfg);
+    checkRegisterId(registerId);
     const unit = this.unit(input.dataDir, state);
     const d = str(esr, 'D') ?? fisD;
     if (bc.kind === 'reprint') return this.copy(input, unit, orgNr, registerId, fisD, training);
@@ -137,6 +139,7 @@ export class SeModule implements FiscalModule {
     state.country[NR] = nr;
     state.country[SIG] = signature;
     state.country[UNIT] = unit.id;
+    state.country[REGISTER_ID] = registerId;
     addReceipt(state.country, esr, countsAs(bc, training));
     const code = controlCodeOf(signature);
     const fis: Obj = {

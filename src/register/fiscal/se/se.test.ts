@@ -19,7 +19,7 @@ import { classify } from '../../esr/business-case.js';
 import { initialState } from '../../registers.js';
 import type { FiscalInput } from '../module.js';
 import { keyFingerprint } from '../saft-cash-register/pinned-keys.js';
-import { controlData } from './control-data.js';
+import { controlData, registerIdOf } from './control-data.js';
 import { type ControlUnit, openControlUnit } from './control-unit.js';
 import { SeModule } from './index.js';
 import { readSwedishFile } from './read-file.js';
@@ -312,6 +312,40 @@ test('a copy of a training receipt is marked as training and counts as training,
     assert.equal(x['Pro forma-kvitton, antal'], '0', 'the register makes no pro forma receipt, and the report says so');
     assert.equal(x['Pro forma-kvitton, belopp'], '0.00');
     assert.equal(x['Kassans tillverkningsnr'], 'POS-0042');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the register keeps the designation its chain was signed with: a later Cfg.Trm.TT does not break the export\'s verification; a designation that cannot be signed is refused naming Cfg.Trm.TT', () => {
+  const dataDir = tempDir('efr-se-unit-designation-');
+  try {
+    const m = new SeModule();
+    const state = { ...initialState('def'), rid: 1, cfg: { ...CFG, Trm: { TT: ' K1 ' } } as Obj };
+    const records: Obj[] = [];
+    const run = (esr: Obj): Obj => {
+      const bc = classify(esr);
+      const sq = records.length + 1;
+      const fis = m.fiscalize({ rn: 'def', sq, prevHash: '', now: new Date(2026, 10, 23, 11, sq, 0), type: 'Tra', esr, bc, state, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false });
+      records.push({ _: 'Tra', SQ: String(sq), TS: `2026-11-23T11:${String(sq).padStart(2, '0')}:00`, BC: bc.kind, ESR: esr, Fis: fis });
+      return fis;
+    };
+    assert.equal(run(receipt('40.00', '0.00')).RegisterID, 'K1', 'the spaces around it are not signed: the export\'s reader drops them');
+    state.cfg = { ...CFG, Trm: { TT: 'Kassa 2' } };
+    assert.equal(tags(run(receipt('12.00', '11.20'))).Kassa, 'K1');
+    assert.equal(registerIdOf(state), 'K1');
+    const unit = openControlUnit(dataDir, 'def', false);
+    const xml = swedishSaftXml({ records, cfg: state.cfg, registerId: registerIdOf(state), period: {}, created: new Date(2026, 10, 24), software: { name: 'efr', version: '1', company: 'efr' } });
+    const report = verifySwedishFile(readSwedishFile(xml, SAFT_SE_NAMESPACE), (id) => (id === unit.id ? createPublicKey(unit.publicKeyPem) : `no key ${id}`));
+    assert.ok(report.ok, JSON.stringify(report.broken));
+    assert.equal(report.registers[0]?.verified, 2);
+
+    const fresh = { ...initialState('R2'), rid: 2, cfg: { ...CFG, Trm: { TT: 'K;1' } } as Obj };
+    const bc = classify(receipt('1.00', '0.00'));
+    const refused = fiscalError(() => m.fiscalize({ rn: 'R2', sq: 1, prevHash: '', now: new Date(2026, 10, 23, 12, 0, 0), type: 'Tra', esr: receipt('1.00', '0.00'), bc, state: fresh, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false }));
+    assert.equal(refused.code, '#INVALID_VALUE');
+    assert.match(refused.message, /Cfg\.Trm\.TT/);
+    assert.deepEqual(fresh.country, {});
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
