@@ -161,9 +161,15 @@ test('a day of Swedish receipts: signed and chained by the control unit, printed
     assert.equal(journal.registers[0]?.verified, 6);
     assert.equal(journal.copies, 1);
     const changedFis = records.map((r) => (r.SQ === '3' ? { ...r, Fis: { ...(r.Fis as Obj), AmntIn: '2.50' } } : r));
-    const changedFile = swedishFileOfRecords(changedFis);
-    assert.ok(typeof changedFile !== 'string');
-    assert.equal(verifySwedishFile(changedFile, keyFor).broken?.nr, '2');
+    assert.match(String(swedishFileOfRecords(changedFis)), /nr 2 .*AmntIn 12\.50, but 2\.50 was signed/);
+    const changedSignature = swedishFileOfRecords(records.map((r) => (r.SQ === '3' ? { ...r, Fis: { ...(r.Fis as Obj), Signature: s1.Signature } } : r)));
+    assert.ok(typeof changedSignature !== 'string');
+    assert.equal(verifySwedishFile(changedSignature, keyFor).broken?.nr, '2');
+    // what the journal shows of a receipt (its ESR) is what its control unit signed (its Fis): a changed amount, VAT or time is named
+    const changedEsr = (change: Obj): string | Obj => swedishFileOfRecords(records.map((r) => (r.SQ === '3' ? { ...r, ESR: { ...(r.ESR as Obj), ...change } } : r))) as string | Obj;
+    assert.match(String(changedEsr({ T: '2.50' })), /nr 2 .*its ESR T gives AmntIn 2\.50, but 12\.50 was signed/);
+    assert.match(String(changedEsr({ TaxA: [{ _: 'Tax', TaxG: 'A', Prc: '25', Amt: '12.50', TAmt: '2.00', Net: '10.50' }] })), /nr 2 /);
+    assert.match(String(changedEsr({ D: '2026-11-23T09:00:00' })), /nr 2 /);
 
     // from the middle: without previous-signature.txt the first one is not checked; with it, it is
     const later = swedishSaftXml({ records, cfg: CFG, registerId: 'K1', period: { from: '2026-11-23T10:05' }, created: new Date(2026, 10, 24), software: { name: 'efr', version: '1', company: 'efr' } });
