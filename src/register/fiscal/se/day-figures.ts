@@ -26,7 +26,7 @@ export interface DayFigures {
   discounts: Counted;
   copies: Counted;
   training: Counted;
-  /** the receipts paid (or given change) in cash, and every pay-in and pay-out */
+  /** the receipts paid (or given change) in cash, training receipts not, and every pay-in and pay-out */
   drawer: number;
   payIns: Counted;
   payOuts: Counted;
@@ -99,7 +99,7 @@ export function addReceipt(country: Record<string, string>, esr: Obj, as: Counts
     }
     country[GT] = JSON.stringify(gt);
   }
-  if (as === 'payin' || as === 'payout' || ((as === 'sale' || as === 'return') && lines(esr, 'PayA').some((p) => ['cash', 'change', 'foreign', 'refund'].includes((str(p, 'PayG') ?? 'cash').toLowerCase())))) {
+  if (as === 'payin' || as === 'payout' || (as !== 'training' && lines(esr, 'PayA').some((p) => ['cash', 'change', 'foreign', 'refund'].includes((str(p, 'PayG') ?? 'cash').toLowerCase())))) {
     day.drawer += 1;
   }
   country[DAY] = JSON.stringify(day);
