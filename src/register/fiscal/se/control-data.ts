@@ -13,6 +13,7 @@
  * (kontrollkod) is the base32 (RFC 4648, no padding) of the first 20 bytes of the SHA-256 of the signature.
  */
 import { createHash } from 'node:crypto';
+import { base32 } from '../../../shared/base32.js';
 import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, obj, str } from '../../codec/index.js';
 import { percent } from '../saft-cash-register/format.js';
@@ -52,26 +53,6 @@ export function vatOf(esr: Obj): string {
       return `${percent(amount(text(t, 'Prc')))}=${money2(tAmt)}`;
     })
     .join(',');
-}
-
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-/** RFC 4648 base32 without padding. */
-export function base32(bytes: Buffer): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    value &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
-  return out;
 }
 
 /** The printed control code of a signature (base64): base32 of the first 20 bytes of its SHA-256, 32 characters. */
