@@ -5,6 +5,7 @@
  * time, text).
  */
 import { SaxesParser } from 'saxes';
+import { checkElement, putOnce } from '../saft-cash-register/read-registers.js';
 
 export interface SeCashTransaction {
   nr: string;
@@ -42,27 +43,17 @@ export interface SeFile {
 const TX_FIELDS = new Set(['nr', 'transID', 'transDate', 'transTime', 'transAmntIn', 'transAmntEx', 'signature', 'keyVersion', 'trainingID']);
 const EVENT_FIELDS = new Set(['eventID', 'eventType', 'transID', 'eventDate', 'eventTime', 'eventText']);
 
-/** A field a second time is refused: a reader taking the first would see another value than the one verified. */
-function once(first: boolean, parent: string, field: string): void {
-  if (!first) throw new Error(`a ${parent} has <${field}> twice`);
-}
-
-function put(into: Record<string, string>, field: string, value: string, parent: string): void {
-  once(into[field] === undefined, parent, field);
-  into[field] = value;
-}
-
 /**
- * Reads the file; throws on XML that is not well-formed, whose root is not `{namespace}auditfile`, with an
- * element of another namespace, or with a field read here twice in one element.
+ * Reads the file; throws on XML that is not well-formed, whose root is not `{namespace}auditfile`, or that
+ * checkElement and putOnce (saft-cash-register/read-registers.ts) refuse.
  */
 export function readSwedishFile(text: string, namespace: string): SeFile {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new Error('XML with a DOCTYPE or entity declaration is refused');
   const parser = new SaxesParser({ xmlns: true });
   const registers = new Map<string, SeRegister>();
   const stack: string[] = [];
-  let companyIdent: string | undefined;
-  let registerIdRead = false;
+  const read: Record<string, string> = {};
+  let registerRead: Record<string, string> = {};
   let register: SeRegister | undefined;
   let tx: Record<string, string> | undefined;
   let vat: string[] = [];
@@ -73,10 +64,7 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
   parser.on('opentag', (tag) => {
     const name = tag.local;
     if (stack.length === 0 && (name !== 'auditfile' || tag.uri !== namespace)) throw new Error(`the root element is {${tag.uri}}${name}, not {${namespace}}auditfile`);
-    // the schema puts every element in its namespace and gives the fields read here text only: a reader that
-    // skips another namespace's elements, or takes a field's own text, must see the values verified here
-    if (tag.uri !== namespace) throw new Error(`the element {${tag.uri}}${name} is not in the file's namespace ${namespace}`);
-    if (field !== undefined) throw new Error(`<${field}> holds an element <${name}>`);
+    checkElement(tag, namespace, field);
     const parent = stack[stack.length - 1];
     const path = stack.join('/');
     stack.push(name);
@@ -86,7 +74,7 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
     };
     if (name === 'cashregister') {
       register = { registerID: '', transactions: [], copies: [] };
-      registerIdRead = false;
+      registerRead = {};
     } else if ((parent === 'cashregister' && name === 'registerID') || (path === 'auditfile/company' && name === 'companyIdent')) capture();
     else if (parent === 'cashregister' && name === 'cashtransaction') {
       tx = {};
@@ -107,16 +95,13 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
     const name = tag.local;
     const parent = stack[stack.length - 1];
     if (field !== undefined && name === field) {
-      if (parent === 'company') {
-        once(companyIdent === undefined, 'company', field);
-        companyIdent = value.trim();
-      } else if (parent === 'cashregister' && register) {
-        once(!registerIdRead, 'cashregister', field);
+      if (parent === 'company') putOnce(read, 'companyIdent', value.trim(), 'company');
+      else if (parent === 'cashregister' && register) {
+        putOnce(registerRead, 'registerID', value.trim(), 'cashregister');
         register.registerID = value.trim();
-        registerIdRead = true;
-      } else if (parent === 'vat' && vatBlock) put(vatBlock, field, value.trim(), 'vat');
-      else if (parent === 'cashtransaction' && tx) put(tx, field, value.trim(), 'cashtransaction');
-      else if (parent === 'event' && event) put(event, field, value, 'event');
+      } else if (parent === 'vat' && vatBlock) putOnce(vatBlock, field, value.trim(), 'vat');
+      else if (parent === 'cashtransaction' && tx) putOnce(tx, field, value.trim(), 'cashtransaction');
+      else if (parent === 'event' && event) putOnce(event, field, value, 'event');
       field = undefined;
     } else if (name === 'vat' && parent === 'cashtransaction' && vatBlock) {
       vat.push(`${vatBlock.vatPerc ?? ''}=${vatBlock.vatAmnt ?? ''}`);
@@ -148,5 +133,5 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
     throw e;
   });
   parser.write(text).close();
-  return { companyIdent: companyIdent ?? '', registers: [...registers.values()] };
+  return { companyIdent: read.companyIdent ?? '', registers: [...registers.values()] };
 }
