@@ -92,6 +92,23 @@ export function orgNrOf(cfg: Obj): string {
   return digits;
 }
 
+/** The register's state key of the organisation number its receipts were signed for. */
+export const ORG_NR = 'se|org';
+
+/**
+ * The organisation number a receipt is signed for: Cfg's, which must be the one the register's chain was
+ * signed for (a register's export names one company, and every receipt is verified under it): a register of
+ * another organisation is a new register. #INVALID_VALUE Cfg.Cmp.Org otherwise.
+ */
+export function signingOrgNr(state: { cfg: Obj; country: Readonly<Record<string, string>> }): string {
+  const org = orgNrOf(state.cfg);
+  const signed = state.country[ORG_NR];
+  if (signed !== undefined && signed !== org) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'Cfg.Cmp.Org', detail: `the register's receipts are signed for ${printedOrgNr(signed)}: the receipts of ${printedOrgNr(org)} need a register of their own` });
+  }
+  return org;
+}
+
 /** NNNNNN-NNNN, as printed. */
 export function printedOrgNr(digits: string): string {
   return `${digits.slice(0, 6)}-${digits.slice(6)}`;

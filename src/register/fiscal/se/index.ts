@@ -19,7 +19,7 @@ import type { Register } from '../../registers.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
 import { cashTransType, signedAmounts } from '../saft-cash-register/cash-transaction.js';
-import { REGISTER_ID, type ReceiptType, checkRegisterId, controlCodeOf, controlData, orgNrOf, printedOrgNr, registerIdOf, vatOf } from './control-data.js';
+import { ORG_NR, REGISTER_ID, type ReceiptType, checkRegisterId, controlCodeOf, controlData, orgNrOf, printedOrgNr, registerIdOf, signingOrgNr, vatOf } from './control-data.js';
 import { type ControlUnit, type ControlUnitOpener, openControlUnit } from './control-unit.js';
 import { type Counts, addCopy, addReceipt, closeDay, dayOf, grandOf, reportTags } from './day-figures.js';
 import { exportSaft } from './export.js';
@@ -81,7 +81,7 @@ export class SeModule implements FiscalModule {
   prepare(input: PrepareInput): Promise<void> {
     const bc = classify(input.esr);
     if (!EVENT_KINDS.has(bc.kind)) {
-      orgNrOf(input.state.cfg);
+      signingOrgNr(input.state);
       checkRegisterId(registerIdOf(input.state));
       this.unit(input.dataDir, input.state);
     }
@@ -120,7 +120,7 @@ export class SeModule implements FiscalModule {
       }
       return fis;
     }
-    const orgNr = orgNrOf(state.cfg);
+    const orgNr = signingOrgNr(state);
     checkRegisterId(registerId);
     const unit = this.unit(input.dataDir, state);
     const d = str(esr, 'D') ?? fisD;
@@ -140,6 +140,7 @@ export class SeModule implements FiscalModule {
     state.country[SIG] = signature;
     state.country[UNIT] = unit.id;
     state.country[REGISTER_ID] = registerId;
+    state.country[ORG_NR] = orgNr;
     addReceipt(state.country, esr, countsAs(bc, training));
     const code = controlCodeOf(signature);
     const fis: Obj = {

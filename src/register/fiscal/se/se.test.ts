@@ -323,7 +323,7 @@ test('a copy of a training receipt is marked as training and counts as training,
   }
 });
 
-test('the register keeps the designation its chain was signed with: a later Cfg.Trm.TT does not break the export\'s verification; a designation that cannot be signed is refused naming Cfg.Trm.TT', () => {
+test('the register keeps the designation its chain was signed with: a later Cfg.Trm.TT does not break the export\'s verification; another organisation number and a designation that cannot be signed are refused naming their field', () => {
   const dataDir = tempDir('efr-se-unit-designation-');
   try {
     const m = new SeModule();
@@ -345,6 +345,14 @@ test('the register keeps the designation its chain was signed with: a later Cfg.
     const report = verifySwedishFile(readSwedishFile(xml, SAFT_SE_NAMESPACE), (id) => (id === unit.id ? createPublicKey(unit.publicKeyPem) : `no key ${id}`));
     assert.ok(report.ok, JSON.stringify(report.broken));
     assert.equal(report.registers[0]?.verified, 2);
+
+    // another organisation number: its receipts could not be verified under the export's one company
+    state.cfg = { ...CFG, Cmp: { ...(CFG.Cmp as Obj), Org: '202100-5489' } };
+    const before = { ...state.country };
+    const otherOrg = fiscalError(() => run(receipt('5.00', '0.00')));
+    assert.equal(otherOrg.code, '#INVALID_VALUE');
+    assert.match(otherOrg.message, /Cfg\.Cmp\.Org/);
+    assert.deepEqual(state.country, before, 'no number taken');
 
     const fresh = { ...initialState('R2'), rid: 2, cfg: { ...CFG, Trm: { TT: 'K;1' } } as Obj };
     const bc = classify(receipt('1.00', '0.00'));
