@@ -133,9 +133,7 @@ export class SeModule implements FiscalModule {
     const fields = {
       prev: state.country[SIG] ?? '0', orgNr, registerId, date: d.slice(0, 10), time: d.slice(11, 19), nr, type, amntIn, amntEx, vat: vatOf(esr),
     };
-    const signed = unit.sign(Buffer.from(controlData(fields), 'utf8'));
-    if (!signed) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
-    const signature = signed.toString('base64');
+    const signature = this.signed(unit, controlData(fields));
     state.country[NR] = nr;
     state.country[SIG] = signature;
     state.country[UNIT] = unit.id;
@@ -179,9 +177,7 @@ export class SeModule implements FiscalModule {
       prev: origSig, orgNr, registerId, date: fisD.slice(0, 10), time: fisD.slice(11, 19), nr, type: 'kopia' as const,
       amntIn: str(original, 'AmntIn') ?? '0.00', amntEx: str(original, 'AmntEx') ?? '0.00', vat: str(original, 'Vat') ?? '',
     };
-    const signed = unit.sign(Buffer.from(controlData(fields), 'utf8'));
-    if (!signed) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
-    const signature = signed.toString('base64');
+    const signature = this.signed(unit, controlData(fields));
     state.country[UNIT] = unit.id;
     // a copy of a training receipt, or one made in training mode, is training: never a copy of a sale
     const asTraining = training || str(original, 'ReceiptType') === 'ovning';
@@ -192,6 +188,13 @@ export class SeModule implements FiscalModule {
     const originalEsr = input.original && isObj(input.original.ESR) ? input.original.ESR : esr;
     fis.Tag = this.tags(state, originalEsr, headingOf('reprint', asTraining), orgNr, nr, code, unit.id);
     return fis;
+  }
+
+  /** The control unit's signature (base64) of the control data; #DEVICE_FAILED when it gives none: no receipt without its control code. */
+  private signed(unit: ControlUnit, data: string): string {
+    const signed = unit.sign(Buffer.from(data, 'utf8'));
+    if (!signed || signed.length === 0) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
+    return signed.toString('base64');
   }
 
   /** The printed lines of a receipt, in Swedish. */

@@ -293,6 +293,12 @@ test('another control unit behind the interface (a certified unit\'s driver) sig
     const before = { ...state.country };
     assert.equal(fiscalError(() => run(receipt('1.00', '0.00'))).code, '#DEVICE_FAILED');
     assert.deepEqual(state.country, before, 'no number taken, nothing counted');
+    // a unit that answers with no bytes gave no signature: no receipt without its control code
+    const mute = new SeModule(() => ({ ...certified, available: () => true, sign: () => Buffer.alloc(0) }));
+    const input: FiscalInput = { rn: 'def', sq: 9, prevHash: '', now: new Date(2026, 10, 23, 12, 0, 0), type: 'Tra', esr: receipt('1.00', '0.00'), bc: classify(receipt('1.00', '0.00')), state, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false };
+    assert.equal(fiscalError(() => mute.fiscalize(input)).code, '#DEVICE_FAILED');
+    assert.equal(fiscalError(() => mute.fiscalize({ ...input, esr: { TL: '1', TT: 'K1', NFS: 'DUP', RFN: '1' }, bc: classify({ NFS: 'DUP' }), original: records[0] as Obj, reprints: 0 })).code, '#DEVICE_FAILED');
+    assert.deepEqual(state.country, before);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
