@@ -8,7 +8,8 @@
  * transaction's VAT blocks) under the key of its `keyVersion` (the control unit's manufacturing number:
  * `control-unit-<id>.pem` in the zip or beside a bare XML file). Every copy (COPYREC event) is checked too:
  * its text names the control unit and the copy's signature, which verifies over the control data of type
- * `kopia` chained to its original (in the file), with the copy event's date and time; a receipt copied more
+ * `kopia` chained to its original, found in the file by the number the text names (a copy of a receipt
+ * before the file's first is noted, not checked), with the copy event's date and time; a receipt copied more
  * than once is a failure. A period's first receipt is chained to `previous-signature.txt`. The SHA-256
  * fingerprint of every key used is printed; `--key` pins it. Names the first broken receipt or copy.
  */
