@@ -170,7 +170,8 @@ export class SeModule implements FiscalModule {
     const original = input.original && isObj(input.original.Fis) ? input.original.Fis : undefined;
     const nr = original ? str(original, 'FN') : undefined;
     const origSig = original ? str(original, 'Signature') : undefined;
-    if (!original || !nr || !origSig) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: `no receipt ${str(esr, 'RFN') ?? str(esr, 'RTN') ?? ''} of this register to copy` });
+    // only a receipt its control unit signed: one the register made before it was Swedish has no control data to copy
+    if (!original || !nr || !origSig || !str(original, 'ReceiptType')) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: `no receipt ${str(esr, 'RFN') ?? str(esr, 'RTN') ?? ''} of this register to copy` });
     // one copy of a receipt (SKVFS 2014:9: no more than one kvittokopia)
     if ((input.reprints ?? 0) >= 1) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: 'Sweden allows one copy of a receipt, and this receipt was copied already' });
     const fields = {

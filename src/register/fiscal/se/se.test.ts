@@ -246,6 +246,12 @@ test('a Swedish receipt needs the organisation number; a copy needs a signed ori
     assert.deepEqual(state.country, {}, 'nothing counted');
     state.cfg = CFG;
     assert.equal(fiscalError(() => m.fiscalize(input({ TL: '1', TT: 'K1', NFS: 'DUP', RFN: '9' }))).code, '#INVALID_VALUE');
+    // a receipt of the register from before it was Swedish (signed, numbered, but with no control data) is not copied as one
+    const foreign = { _: 'Tra', ESR: receipt('10.00', '0.00'), Fis: { FN: '1', Signature: Buffer.alloc(64, 1).toString('base64') } };
+    const notSwedish = fiscalError(() => m.fiscalize(input({ TL: '1', TT: 'K1', NFS: 'DUP', RFN: '1' }, foreign)));
+    assert.equal(notSwedish.code, '#INVALID_VALUE');
+    assert.match(notSwedish.message, /ESR\.RFN/);
+    assert.deepEqual(state.country, {}, 'nothing signed, nothing counted');
     assert.equal(fiscalError(() => m.validate({ NFS: 'DUP' }, classify({ NFS: 'DUP' }))).code, '#MISSING_FIELD');
     assert.equal(fiscalError(() => m.validate({ TaxN: '1' }, classify({}))).code, '#INVALID_VALUE');
     m.fiscalize(input(receipt('10.00', '0.00')));
