@@ -20,7 +20,7 @@ import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
 import { cashTransType, signedAmounts } from '../saft-cash-register/cash-transaction.js';
 import { ORG_NR, REGISTER_ID, type ReceiptType, checkRegisterId, controlCodeOf, controlData, orgNrOf, printedOrgNr, registerIdOf, signingOrgNr, vatOf } from './control-data.js';
-import { type ControlUnit, type ControlUnitOpener, openControlUnit } from './control-unit.js';
+import { type ControlUnit, type ControlUnitOpener, isSoftwareUnitId, openControlUnit } from './control-unit.js';
 import { type Counts, addCopy, addReceipt, closeDay, dayOf, grandOf, reportTags } from './day-figures.js';
 import { exportSaft } from './export.js';
 import { SE_FILES } from './files.js';
@@ -90,8 +90,13 @@ export class SeModule implements FiscalModule {
 
   /** The register's control unit; #DEVICE_FAILED when it does not answer (no receipt without it). */
   private unit(dataDir: string, state: { rn: string; country: Record<string, string> }): ControlUnit {
-    const unit = this.openUnit(dataDir, state.rn, state.country[UNIT] === undefined);
+    const last = state.country[UNIT];
+    const unit = this.openUnit(dataDir, state.rn, last === undefined);
     if (!unit.available()) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
+    // a software unit is its key: another one under a register that signed is its key replaced, which is never done silently
+    if (last !== undefined && last !== unit.id && isSoftwareUnitId(last) && isSoftwareUnitId(unit.id)) {
+      throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit's key is not the key of ${last}, which signed the register's receipts: restore that key from a backup)` });
+    }
     return unit;
   }
 

@@ -376,3 +376,26 @@ test('the register keeps the designation its chain was signed with: a later Cfg.
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a software control unit whose key was replaced by another key is refused, never used silently; a certified unit may take over', () => {
+  const dataDir = tempDir('efr-se-unit-swap-');
+  try {
+    let rn = 'A';
+    let certified: ControlUnit | undefined;
+    const m = new SeModule((dir, _rn, mayCreate) => certified ?? openControlUnit(dir, rn, mayCreate || rn === 'B'));
+    const state = { ...initialState('def'), rid: 1, cfg: CFG };
+    const run = (sq: number): Obj => m.fiscalize({ rn: 'def', sq, prevHash: '', now: new Date(2026, 10, 23, 11, sq, 0), type: 'Tra', esr: receipt('10.00', '0.00'), bc: classify(receipt('10.00', '0.00')), state, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false });
+    const first = run(1);
+    rn = 'B';
+    const before = { ...state.country };
+    const swapped = fiscalError(() => run(2));
+    assert.equal(swapped.code, '#DEVICE_FAILED');
+    assert.match(swapped.message, new RegExp(String(first.ControlUnit)));
+    assert.deepEqual(state.country, before, 'no number taken');
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    certified = { id: 'CERT0000000000042', publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }) as string, available: () => true, sign: (data) => sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }) };
+    assert.equal(run(2).ControlUnit, 'CERT0000000000042');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

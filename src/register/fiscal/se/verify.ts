@@ -23,12 +23,11 @@ import { type PinnedKey, keyFingerprint, readPinnedKey } from '../saft-cash-regi
 import { PREVIOUS_SIGNATURE_FILE, parsePreviousSignatures, previousBeside } from '../saft-cash-register/previous-signature.js';
 import type { VerifyOutcome } from '../verifiers.js';
 import { type ReceiptType, controlData } from './control-data.js';
-import { softwareUnitId } from './control-unit.js';
+import { isSoftwareUnitId, softwareUnitId } from './control-unit.js';
 import { type SeCashTransaction, type SeFile, readSwedishFile } from './read-file.js';
 import { COPY_TEXT, SAFT_SE_NAMESPACE } from './saft-xml.js';
 
 const KEY_FILE = /^control-unit-(.+)\.pem$/;
-const SOFTWARE_UNIT = /^EFRSE[0-9A-F]{12}$/;
 const NR = /^\d{1,35}$/;
 const COPY = new RegExp(`^${COPY_TEXT} (\\d{1,35}); kontrollenhet (\\S+); signatur (\\S+)$`);
 
@@ -197,7 +196,7 @@ export function keyLookup(pemFor: (id: string) => string | undefined, where: str
         const key = createPublicKey(pem);
         if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') result = `control-unit-${id}.pem is not an ECDSA P-256 key`;
         // a software unit's number is made from its key: a key under another unit's number is not that unit's
-        else if (SOFTWARE_UNIT.test(id) && softwareUnitId(key) !== id) result = `control-unit-${id}.pem is the key of software control unit ${softwareUnitId(key)}, not of ${id}`;
+        else if (isSoftwareUnitId(id) && softwareUnitId(key) !== id) result = `control-unit-${id}.pem is the key of software control unit ${softwareUnitId(key)}, not of ${id}`;
         else result = key;
       } catch (e) {
         result = `control-unit-${id}.pem cannot be read: ${e instanceof Error ? e.message : String(e)}`;
