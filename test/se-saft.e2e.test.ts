@@ -123,8 +123,9 @@ test('Sweden: a day of receipts signed by the control unit, copies and training 
     assert.equal((await post(`${svc.url}/register`, { Audit: { Type: 'DrawerOpen', Opr: '7' } })).status, 200);
 
     // the printed receipt: the Swedish lines are on it
-    const printedCopy = (await get(`${svc.url}/render/text?fn=${s2.FN ?? ''}`)).text;
-    assert.match(printedCopy, /KVITTO|KOPIA/);
+    const printed = (await get(`${svc.url}/render/text?fn=${s2.FN ?? ''}`)).text;
+    assert.match(printed, /KVITTO/);
+    for (const value of [tagOf(s2, 'Kontrollkod'), tagOf(s2, 'Kontrollenhet'), '556677-8899']) assert.ok(value && printed.includes(value), `${value ?? ''} printed:\n${printed}`);
 
     const x = await ok(tra({ NFS: 'X' }));
     // the day so far: 62.40 + 12.50 - 40.00 (training not counted)
@@ -149,6 +150,7 @@ test('Sweden: a day of receipts signed by the control unit, copies and training 
     const printedX = (await get(`${svc.url}/render/text`)).text;
     assert.match(printedX, /X-DAGRAPPORT/);
     assert.match(printedX, /Grand total netto/);
+    assert.match(printedX, /Pro forma-kvitton/);
     const z = await ok(tra({ NFS: 'Z' }));
     assert.equal(tag(z, 'Heading'), 'Z-DAGRAPPORT');
     assert.equal(tagOf(z, 'Z-dagrapport nr'), z.Z?.ZI);

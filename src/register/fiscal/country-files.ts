@@ -48,3 +48,21 @@ export interface CountryFiles {
 export function safeSegment(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }
+
+/**
+ * The files of a country whose registers each keep one folder of their own, `<folder>/<RN>/` (a signature
+ * device's key, counters): the whole folder, and nothing outside it.
+ */
+export function registerFolderFiles(folder: string): CountryFiles {
+  return {
+    paths: (_dataDir, reg) => [{ path: `${folder}/${safeSegment(reg.rn)}` }],
+    admits: (path, reg) => {
+      const parts = path.split('/');
+      return parts[0] === folder && parts[1] === safeSegment(reg.rn) && parts.length >= 3;
+    },
+    ownFolder: (path) => {
+      const [top, rn] = path.split('/');
+      return top === folder && rn ? `${folder}/${rn}` : undefined;
+    },
+  };
+}

@@ -4,6 +4,7 @@
  * compact JWS (ES256), exactly to the byte.
  */
 import { createCipheriv, createHash } from 'node:crypto';
+import { base32 } from '../../../shared/base32.js';
 
 /** Algorithm suite R1: ES256 with SHA-256, 8 bytes of chain value. */
 export const SUITE = 'R1';
@@ -132,25 +133,8 @@ export function ocrText(jws: string): string {
   // fields 10 (turnover), 12 (chain) and 13 (signature) are base64: written BASE32 for OCR
   for (const i of [10, 12, 13]) {
     const v = parts[i];
-    if (v !== undefined) parts[i] = base32(Buffer.from(v, 'base64'));
+    if (v !== undefined) parts[i] = base32(Buffer.from(v, 'base64'), true);
   }
   return parts.join('_');
 }
 
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-export function base32(data: Buffer): string {
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of data) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += B32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += B32[(value << (5 - bits)) & 31];
-  while (out.length % 8) out += '=';
-  return out;
-}

@@ -13,6 +13,7 @@
  * (kontrollkod) is the base32 (RFC 4648, no padding) of the first 20 bytes of the SHA-256 of the signature.
  */
 import { createHash } from 'node:crypto';
+import { base32 } from '../../../shared/base32.js';
 import { FiscalError } from '../../../shared/errors.js';
 import { type Obj, obj, str } from '../../codec/index.js';
 import { percent } from '../saft-cash-register/format.js';
@@ -54,26 +55,6 @@ export function vatOf(esr: Obj): string {
     .join(',');
 }
 
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-/** RFC 4648 base32 without padding. */
-export function base32(bytes: Buffer): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    value &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
-  return out;
-}
-
 /** The printed control code of a signature (base64): base32 of the first 20 bytes of its SHA-256, 32 characters. */
 export function controlCodeOf(signatureBase64: string): string {
   return base32(createHash('sha256').update(Buffer.from(signatureBase64, 'base64')).digest().subarray(0, 20));
@@ -111,12 +92,47 @@ export function orgNrOf(cfg: Obj): string {
   return digits;
 }
 
+/** The register's state key of the organisation number its receipts were signed for. */
+export const ORG_NR = 'se|org';
+
+/**
+ * The organisation number a receipt is signed for: Cfg's, which must be the one the register's chain was
+ * signed for (a register's export names one company, and every receipt is verified under it): a register of
+ * another organisation is a new register. #INVALID_VALUE Cfg.Cmp.Org otherwise.
+ */
+export function signingOrgNr(state: { cfg: Obj; country: Readonly<Record<string, string>> }): string {
+  const org = orgNrOf(state.cfg);
+  const signed = state.country[ORG_NR];
+  if (signed !== undefined && signed !== org) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'Cfg.Cmp.Org', detail: `the register's receipts are signed for ${printedOrgNr(signed)}: the receipts of ${printedOrgNr(org)} need a register of their own` });
+  }
+  return org;
+}
+
 /** NNNNNN-NNNN, as printed. */
 export function printedOrgNr(digits: string): string {
   return `${digits.slice(0, 6)}-${digits.slice(6)}`;
 }
 
-/** The cash register's designation (kassabeteckning): Cfg.Trm.TT, else the RN; the export's registerID. */
-export function registerIdOf(state: { cfg: Obj; rn: string }): string {
-  return (str(obj(state.cfg, 'Trm') ?? {}, 'TT') ?? state.rn).slice(0, 36);
+/** The register's state key of the designation its receipts were signed with. */
+export const REGISTER_ID = 'se|register';
+
+/**
+ * The cash register's designation (kassabeteckning), the export's registerID: the one its first receipt was
+ * signed with, once it has one (the export has one registerID per register, and every receipt of its chain
+ * is verified under it), else Cfg.Trm.TT, else the RN; without the spaces around it, which the export's
+ * reader does not keep.
+ */
+export function registerIdOf(state: { cfg: Obj; rn: string; country?: Readonly<Record<string, string>> }): string {
+  const signed = state.country?.[REGISTER_ID];
+  if (signed !== undefined) return signed;
+  return (str(obj(state.cfg, 'Trm') ?? {}, 'TT') ?? state.rn).trim().slice(0, 36).trim();
+}
+
+/** A designation a receipt may be signed with: not empty, no `;` (it separates the control data's fields), no control characters. */
+export function checkRegisterId(id: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (id === '' || /[;\u0000-\u001f\u007f]/.test(id)) {
+    throw new FiscalError('#INVALID_VALUE', { field: 'Cfg.Trm.TT', detail: `the register's designation "${id}" is signed in the control data, whose fields ";" separates: it must be text without ";" or control characters` });
+  }
 }

@@ -33,6 +33,11 @@ export type ControlUnitOpener = (dataDir: string, rn: string, mayCreate: boolean
 export const KEY_FILE = 'control-unit.key.pem';
 const UNITS = 'units';
 
+/** True for a software control unit's manufacturing number (`EFRSE` and 12 hex digits of its key's hash). */
+export function isSoftwareUnitId(id: string): boolean {
+  return /^EFRSE[0-9A-F]{12}$/.test(id);
+}
+
 /** The manufacturing number of a software control unit with this public key. */
 export function softwareUnitId(publicKey: KeyObject): string {
   return `EFRSE${createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 12).toUpperCase()}`;

@@ -42,3 +42,13 @@ test('sums are exact, each receipt counts where the rules put it, a Z closes the
   addReceipt(country, receipt('2.00', 'cash'), 'sale');
   assert.deepEqual(grandOf(country), { sales: '3.20', returns: '0.10' });
 });
+
+test('a receipt outside the sales paid in cash (an invoice paid at the register) opens the drawer, and is no sale', () => {
+  const country: Record<string, string> = {};
+  addReceipt(country, receipt('250.00', 'cash'), 'other');
+  addReceipt(country, receipt('80.00', 'creditcard'), 'other');
+  const day = dayOf(country);
+  assert.equal(day.drawer, 1);
+  assert.equal(day.receipts, 0);
+  assert.equal(day.net, '0.00');
+});

@@ -26,7 +26,7 @@ export interface DayFigures {
   discounts: Counted;
   copies: Counted;
   training: Counted;
-  /** the receipts paid (or given change) in cash, and every pay-in and pay-out */
+  /** the receipts paid (or given change) in cash, training receipts not, and every pay-in and pay-out */
   drawer: number;
   payIns: Counted;
   payOuts: Counted;
@@ -99,16 +99,17 @@ export function addReceipt(country: Record<string, string>, esr: Obj, as: Counts
     }
     country[GT] = JSON.stringify(gt);
   }
-  if (as === 'payin' || as === 'payout' || ((as === 'sale' || as === 'return') && lines(esr, 'PayA').some((p) => ['cash', 'change', 'foreign', 'refund'].includes((str(p, 'PayG') ?? 'cash').toLowerCase())))) {
+  if (as === 'payin' || as === 'payout' || (as !== 'training' && lines(esr, 'PayA').some((p) => ['cash', 'change', 'foreign', 'refund'].includes((str(p, 'PayG') ?? 'cash').toLowerCase())))) {
     day.drawer += 1;
   }
   country[DAY] = JSON.stringify(day);
 }
 
-/** Adds a copy (its original's total) to the day. */
-export function addCopy(country: Record<string, string>, originalTotal: string | undefined): void {
+/** Adds a copy (its original's total) to the day: a training one as a training receipt, not as a copy of a sale. */
+export function addCopy(country: Record<string, string>, originalTotal: string | undefined, training = false): void {
   const day = dayOf(country);
-  day.copies = count(day.copies, abs(dec2(originalTotal)));
+  if (training) day.training = count(day.training, dec2(originalTotal));
+  else day.copies = count(day.copies, abs(dec2(originalTotal)));
   country[DAY] = JSON.stringify(day);
 }
 
@@ -141,6 +142,9 @@ export function reportTags(day: DayFigures, gt: GrandFigures): Obj[] {
   tag('CopyAmt', 'Kvittokopior, belopp', day.copies.amt);
   tag('TrainingCnt', 'Övningskvitton, antal', String(day.training.n));
   tag('TrainingAmt', 'Övningskvitton, belopp', day.training.amt);
+  // a figure the rules want on every report; the register makes no pro forma receipt (docs/countries/se.md)
+  tag('ProformaCnt', 'Pro forma-kvitton, antal', '0');
+  tag('ProformaAmt', 'Pro forma-kvitton, belopp', '0.00');
   tag('DrawerCnt', 'Lådöppningar', String(day.drawer));
   tag('PayIn', 'Växelkassa, insättningar', day.payIns.amt);
   tag('PayOut', 'Växelkassa, uttag', day.payOuts.amt);

@@ -12,14 +12,15 @@ import type { ExportFile, ExportRequest } from '../module.js';
 import { readRecords, streamIntoZip } from '../saft-cash-register/export-stream.js';
 import type { SaftScan } from '../saft-cash-register/passes.js';
 import { previousSignatureLine } from '../saft-cash-register/previous-signature.js';
-import { orgNrOf, registerIdOf } from './control-data.js';
+import { ORG_NR, orgNrOf, registerIdOf } from './control-data.js';
 import { unitPublicKeys } from './control-unit.js';
 import { saftFileName, swedishSaftXmlChunks } from './saft-xml.js';
 
 export async function exportSaft(req: ExportRequest): Promise<ExportFile> {
   const { ctx, reg, period } = req;
   const cfg = reg.state.cfg;
-  const orgNr = orgNrOf(cfg);
+  // the organisation number the register's receipts were signed for, once it has signed
+  const orgNr = reg.state.country[ORG_NR] ?? orgNrOf(cfg);
   const created = ctx.clock.now();
   let scan: SaftScan | undefined;
   // the whole journal of the register, read in passes: the period's records are chosen by the writer, the older ones give the grand totals

@@ -19,8 +19,8 @@ import type { Register } from '../../registers.js';
 import { GenericModule } from '../generic/index.js';
 import type { FiscalInput, FiscalModule, PrepareInput, ServiceEvent } from '../module.js';
 import { cashTransType, signedAmounts } from '../saft-cash-register/cash-transaction.js';
-import { type ReceiptType, controlCodeOf, controlData, orgNrOf, printedOrgNr, registerIdOf, vatOf } from './control-data.js';
-import { type ControlUnit, type ControlUnitOpener, openControlUnit } from './control-unit.js';
+import { ORG_NR, REGISTER_ID, type ReceiptType, checkRegisterId, controlCodeOf, controlData, orgNrOf, printedOrgNr, registerIdOf, signingOrgNr, vatOf } from './control-data.js';
+import { type ControlUnit, type ControlUnitOpener, isSoftwareUnitId, openControlUnit } from './control-unit.js';
 import { type Counts, addCopy, addReceipt, closeDay, dayOf, grandOf, reportTags } from './day-figures.js';
 import { exportSaft } from './export.js';
 import { SE_FILES } from './files.js';
@@ -37,12 +37,12 @@ const HEADING: Readonly<Record<string, string>> = {
   payout: 'UTTAG VÄXELKASSA',
   xreport: 'X-DAGRAPPORT',
   closing: 'Z-DAGRAPPORT',
+  reprint: 'KOPIA',
 };
 
 /** The heading printed first: the kind of receipt; a training receipt and a copy marked as the rules want. */
 function headingOf(kind: string, training: boolean): string {
-  if (training) return kind === 'xreport' || kind === 'closing' ? `ÖVNING – ${HEADING[kind] ?? ''}` : 'ÖVNINGSKVITTO';
-  if (kind === 'reprint') return 'KOPIA';
+  if (training) return kind === 'xreport' || kind === 'closing' || kind === 'reprint' ? `ÖVNING – ${HEADING[kind] ?? ''}` : 'ÖVNINGSKVITTO';
   return HEADING[kind] ?? 'KVITTO';
 }
 
@@ -81,7 +81,8 @@ export class SeModule implements FiscalModule {
   prepare(input: PrepareInput): Promise<void> {
     const bc = classify(input.esr);
     if (!EVENT_KINDS.has(bc.kind)) {
-      orgNrOf(input.state.cfg);
+      signingOrgNr(input.state);
+      checkRegisterId(registerIdOf(input.state));
       this.unit(input.dataDir, input.state);
     }
     return Promise.resolve();
@@ -89,8 +90,13 @@ export class SeModule implements FiscalModule {
 
   /** The register's control unit; #DEVICE_FAILED when it does not answer (no receipt without it). */
   private unit(dataDir: string, state: { rn: string; country: Record<string, string> }): ControlUnit {
-    const unit = this.openUnit(dataDir, state.rn, state.country[UNIT] === undefined);
+    const last = state.country[UNIT];
+    const unit = this.openUnit(dataDir, state.rn, last === undefined);
     if (!unit.available()) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
+    // a software unit is its key: another one under a register that signed is its key replaced, which is never done silently
+    if (last !== undefined && last !== unit.id && isSoftwareUnitId(last) && isSoftwareUnitId(unit.id)) {
+      throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit's key is not the key of ${last}, which signed the register's receipts: restore that key from a backup)` });
+    }
     return unit;
   }
 
@@ -108,6 +114,8 @@ export class SeModule implements FiscalModule {
         const org = this.orgNr(state.cfg);
         if (org) tags.push({ Name: 'OrgNr', Label: 'Org.nr', Value: printedOrgNr(org) });
         tags.push({ Name: 'RegisterId', Label: 'Kassa', Value: registerId });
+        const serial = str(obj(state.cfg, 'Trm') ?? {}, 'Serial');
+        if (serial) tags.push({ Name: 'RegisterSerial', Label: 'Kassans tillverkningsnr', Value: serial });
         if (state.country[UNIT]) tags.push({ Name: 'SignDevId', Label: 'Kontrollenhet', Value: state.country[UNIT] });
         // the Z's own number (the pipeline counts it after this call)
         if (bc.kind === 'closing' && !training) tags.push({ Name: 'ZNo', Label: 'Z-dagrapport nr', Value: String(state.zi + 1) });
@@ -117,7 +125,8 @@ export class SeModule implements FiscalModule {
       }
       return fis;
     }
-    const orgNr = orgNrOf(state.cfg);
+    const orgNr = signingOrgNr(state);
+    checkRegisterId(registerId);
     const unit = this.unit(input.dataDir, state);
     const d = str(esr, 'D') ?? fisD;
     if (bc.kind === 'reprint') return this.copy(input, unit, orgNr, registerId, fisD, training);
@@ -129,12 +138,12 @@ export class SeModule implements FiscalModule {
     const fields = {
       prev: state.country[SIG] ?? '0', orgNr, registerId, date: d.slice(0, 10), time: d.slice(11, 19), nr, type, amntIn, amntEx, vat: vatOf(esr),
     };
-    const signed = unit.sign(Buffer.from(controlData(fields), 'utf8'));
-    if (!signed) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
-    const signature = signed.toString('base64');
+    const signature = this.signed(unit, controlData(fields));
     state.country[NR] = nr;
     state.country[SIG] = signature;
     state.country[UNIT] = unit.id;
+    state.country[REGISTER_ID] = registerId;
+    state.country[ORG_NR] = orgNr;
     addReceipt(state.country, esr, countsAs(bc, training));
     const code = controlCodeOf(signature);
     const fis: Obj = {
@@ -166,24 +175,32 @@ export class SeModule implements FiscalModule {
     const original = input.original && isObj(input.original.Fis) ? input.original.Fis : undefined;
     const nr = original ? str(original, 'FN') : undefined;
     const origSig = original ? str(original, 'Signature') : undefined;
-    if (!original || !nr || !origSig) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: `no receipt ${str(esr, 'RFN') ?? str(esr, 'RTN') ?? ''} of this register to copy` });
+    // only a receipt its control unit signed: one the register made before it was Swedish has no control data to copy
+    if (!original || !nr || !origSig || !str(original, 'ReceiptType')) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: `no receipt ${str(esr, 'RFN') ?? str(esr, 'RTN') ?? ''} of this register to copy` });
     // one copy of a receipt (SKVFS 2014:9: no more than one kvittokopia)
     if ((input.reprints ?? 0) >= 1) throw new FiscalError('#INVALID_VALUE', { field: 'ESR.RFN', detail: 'Sweden allows one copy of a receipt, and this receipt was copied already' });
     const fields = {
       prev: origSig, orgNr, registerId, date: fisD.slice(0, 10), time: fisD.slice(11, 19), nr, type: 'kopia' as const,
       amntIn: str(original, 'AmntIn') ?? '0.00', amntEx: str(original, 'AmntEx') ?? '0.00', vat: str(original, 'Vat') ?? '',
     };
-    const signed = unit.sign(Buffer.from(controlData(fields), 'utf8'));
-    if (!signed) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
-    const signature = signed.toString('base64');
+    const signature = this.signed(unit, controlData(fields));
     state.country[UNIT] = unit.id;
-    addCopy(state.country, str(original, 'AmntIn'));
+    // a copy of a training receipt, or one made in training mode, is training: never a copy of a sale
+    const asTraining = training || str(original, 'ReceiptType') === 'ovning';
+    addCopy(state.country, str(original, 'AmntIn'), asTraining);
     const code = controlCodeOf(signature);
     const fis: Obj = { D: fisD, RFN: nr, RegisterID: registerId, CopySignature: signature, ControlCode: code, ControlUnit: unit.id };
-    if (training) fis.Training = '1';
+    if (asTraining) fis.Training = '1';
     const originalEsr = input.original && isObj(input.original.ESR) ? input.original.ESR : esr;
-    fis.Tag = this.tags(state, originalEsr, headingOf('reprint', false), orgNr, nr, code, unit.id);
+    fis.Tag = this.tags(state, originalEsr, headingOf('reprint', asTraining), orgNr, nr, code, unit.id);
     return fis;
+  }
+
+  /** The control unit's signature (base64) of the control data; #DEVICE_FAILED when it gives none: no receipt without its control code. */
+  private signed(unit: ControlUnit, data: string): string {
+    const signed = unit.sign(Buffer.from(data, 'utf8'));
+    if (!signed || signed.length === 0) throw new FiscalError('#DEVICE_FAILED', { value: `${unit.id} (the control unit)` });
+    return signed.toString('base64');
   }
 
   /** The printed lines of a receipt, in Swedish. */

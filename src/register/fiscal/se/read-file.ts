@@ -5,6 +5,7 @@
  * time, text).
  */
 import { SaxesParser } from 'saxes';
+import { checkElement, putOnce } from '../saft-cash-register/read-registers.js';
 
 export interface SeCashTransaction {
   nr: string;
@@ -42,13 +43,17 @@ export interface SeFile {
 const TX_FIELDS = new Set(['nr', 'transID', 'transDate', 'transTime', 'transAmntIn', 'transAmntEx', 'signature', 'keyVersion', 'trainingID']);
 const EVENT_FIELDS = new Set(['eventID', 'eventType', 'transID', 'eventDate', 'eventTime', 'eventText']);
 
-/** Reads the file; throws on XML that is not well-formed or whose root is not `{namespace}auditfile`. */
+/**
+ * Reads the file; throws on XML that is not well-formed, whose root is not `{namespace}auditfile`, or that
+ * checkElement and putOnce (saft-cash-register/read-registers.ts) refuse.
+ */
 export function readSwedishFile(text: string, namespace: string): SeFile {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new Error('XML with a DOCTYPE or entity declaration is refused');
   const parser = new SaxesParser({ xmlns: true });
   const registers = new Map<string, SeRegister>();
   const stack: string[] = [];
-  let companyIdent = '';
+  const read: Record<string, string> = {};
+  let registerRead: Record<string, string> = {};
   let register: SeRegister | undefined;
   let tx: Record<string, string> | undefined;
   let vat: string[] = [];
@@ -59,6 +64,7 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
   parser.on('opentag', (tag) => {
     const name = tag.local;
     if (stack.length === 0 && (name !== 'auditfile' || tag.uri !== namespace)) throw new Error(`the root element is {${tag.uri}}${name}, not {${namespace}}auditfile`);
+    checkElement(tag, namespace, field);
     const parent = stack[stack.length - 1];
     const path = stack.join('/');
     stack.push(name);
@@ -66,8 +72,10 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
       field = name;
       value = '';
     };
-    if (name === 'cashregister') register = { registerID: '', transactions: [], copies: [] };
-    else if ((parent === 'cashregister' && name === 'registerID') || (path === 'auditfile/company' && name === 'companyIdent')) capture();
+    if (name === 'cashregister') {
+      register = { registerID: '', transactions: [], copies: [] };
+      registerRead = {};
+    } else if ((parent === 'cashregister' && name === 'registerID') || (path === 'auditfile/company' && name === 'companyIdent')) capture();
     else if (parent === 'cashregister' && name === 'cashtransaction') {
       tx = {};
       vat = [];
@@ -87,11 +95,13 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
     const name = tag.local;
     const parent = stack[stack.length - 1];
     if (field !== undefined && name === field) {
-      if (parent === 'company') companyIdent = value.trim();
-      else if (parent === 'cashregister' && register) register.registerID = value.trim();
-      else if (parent === 'vat' && vatBlock) vatBlock[field] = value.trim();
-      else if (parent === 'cashtransaction' && tx) tx[field] = value.trim();
-      else if (parent === 'event' && event) event[field] = value;
+      if (parent === 'company') putOnce(read, 'companyIdent', value.trim(), 'company');
+      else if (parent === 'cashregister' && register) {
+        putOnce(registerRead, 'registerID', value.trim(), 'cashregister');
+        register.registerID = value.trim();
+      } else if (parent === 'vat' && vatBlock) putOnce(vatBlock, field, value.trim(), 'vat');
+      else if (parent === 'cashtransaction' && tx) putOnce(tx, field, value.trim(), 'cashtransaction');
+      else if (parent === 'event' && event) putOnce(event, field, value, 'event');
       field = undefined;
     } else if (name === 'vat' && parent === 'cashtransaction' && vatBlock) {
       vat.push(`${vatBlock.vatPerc ?? ''}=${vatBlock.vatAmnt ?? ''}`);
@@ -123,5 +133,5 @@ export function readSwedishFile(text: string, namespace: string): SeFile {
     throw e;
   });
   parser.write(text).close();
-  return { companyIdent, registers: [...registers.values()] };
+  return { companyIdent: read.companyIdent ?? '', registers: [...registers.values()] };
 }

@@ -19,7 +19,7 @@ import { classify } from '../../esr/business-case.js';
 import { initialState } from '../../registers.js';
 import type { FiscalInput } from '../module.js';
 import { keyFingerprint } from '../saft-cash-register/pinned-keys.js';
-import { controlData } from './control-data.js';
+import { controlData, registerIdOf } from './control-data.js';
 import { type ControlUnit, openControlUnit } from './control-unit.js';
 import { SeModule } from './index.js';
 import { readSwedishFile } from './read-file.js';
@@ -45,9 +45,9 @@ function receipt(a: string, b: string, extra: Obj = {}): Obj {
   };
 }
 
-function day(dataDir: string): { records: Obj[]; answers: Obj[]; m: SeModule; run: (esr: Obj, original?: Obj, reprints?: number) => Obj } {
+function day(dataDir: string, cfg: Obj = CFG): { records: Obj[]; answers: Obj[]; m: SeModule; run: (esr: Obj, original?: Obj, reprints?: number) => Obj } {
   const m = new SeModule();
-  const state = { ...initialState('def'), rid: 1, cfg: CFG };
+  const state = { ...initialState('def'), rid: 1, cfg };
   const records: Obj[] = [];
   const answers: Obj[] = [];
   let minute = 0;
@@ -161,9 +161,15 @@ test('a day of Swedish receipts: signed and chained by the control unit, printed
     assert.equal(journal.registers[0]?.verified, 6);
     assert.equal(journal.copies, 1);
     const changedFis = records.map((r) => (r.SQ === '3' ? { ...r, Fis: { ...(r.Fis as Obj), AmntIn: '2.50' } } : r));
-    const changedFile = swedishFileOfRecords(changedFis);
-    assert.ok(typeof changedFile !== 'string');
-    assert.equal(verifySwedishFile(changedFile, keyFor).broken?.nr, '2');
+    assert.match(String(swedishFileOfRecords(changedFis)), /nr 2 .*AmntIn 12\.50, but 2\.50 was signed/);
+    const changedSignature = swedishFileOfRecords(records.map((r) => (r.SQ === '3' ? { ...r, Fis: { ...(r.Fis as Obj), Signature: s1.Signature } } : r)));
+    assert.ok(typeof changedSignature !== 'string');
+    assert.equal(verifySwedishFile(changedSignature, keyFor).broken?.nr, '2');
+    // what the journal shows of a receipt (its ESR) is what its control unit signed (its Fis): a changed amount, VAT or time is named
+    const changedEsr = (change: Obj): string | Obj => swedishFileOfRecords(records.map((r) => (r.SQ === '3' ? { ...r, ESR: { ...(r.ESR as Obj), ...change } } : r))) as string | Obj;
+    assert.match(String(changedEsr({ T: '2.50' })), /nr 2 .*its ESR T gives AmntIn 2\.50, but 12\.50 was signed/);
+    assert.match(String(changedEsr({ TaxA: [{ _: 'Tax', TaxG: 'A', Prc: '25', Amt: '12.50', TAmt: '2.00', Net: '10.50' }] })), /nr 2 /);
+    assert.match(String(changedEsr({ D: '2026-11-23T09:00:00' })), /nr 2 /);
 
     // from the middle: without previous-signature.txt the first one is not checked; with it, it is
     const later = swedishSaftXml({ records, cfg: CFG, registerId: 'K1', period: { from: '2026-11-23T10:05' }, created: new Date(2026, 10, 24), software: { name: 'efr', version: '1', company: 'efr' } });
@@ -196,6 +202,19 @@ test('a day of Swedish receipts: signed and chained by the control unit, printed
     assert.match(broken(xml.replace(copyEvent, copyEvent.replace(/<eventTime>[^<]*</, '<eventTime>11:00:00<'))), /copy .*does not verify/);
     assert.match(broken(xml.replace(copyEvent, copyEvent + copyEvent)), /copied more than once/);
     assert.match(broken(xml.replace(copyEvent, copyEvent.replace('Kopia av kvitto nr 2', 'Kopia av kvitto nr 1'))), /names nr 1/);
+    // the values verified are those a namespace-aware reader sees: an element of another namespace, a field twice or a field holding an element is refused
+    const amountAs = (replacement: string): string => xml.replace('<transAmntIn>12.50</transAmntIn>', replacement);
+    assert.throws(() => readSwedishFile(amountAs('<transAmntIn>2.50</transAmntIn><x:transAmntIn xmlns:x="urn:other">12.50</x:transAmntIn>'), SAFT_SE_NAMESPACE), /urn:other.*not in the file's namespace/);
+    assert.throws(() => readSwedishFile(amountAs('<transAmntIn>2.50</transAmntIn><transAmntIn>12.50</transAmntIn>'), SAFT_SE_NAMESPACE), /<transAmntIn> twice/);
+    assert.throws(() => readSwedishFile(amountAs('<transAmntIn>1<x:b xmlns:x="urn:other"/>2.50</transAmntIn>'), SAFT_SE_NAMESPACE), /namespace/);
+    assert.throws(() => readSwedishFile(amountAs('<transAmntIn>1<nr/>2.50</transAmntIn>'), SAFT_SE_NAMESPACE), /<transAmntIn> holds an element <nr>/);
+    assert.throws(() => readSwedishFile(xml.replace('<registerID>K1</registerID>', '<registerID>K2</registerID><registerID>K1</registerID>'), SAFT_SE_NAMESPACE), /<registerID> twice/);
+    // a copy is found by the number it names: a transID naming no receipt of the file does not make a forged signature "unchecked"
+    const forgedSignature = (e: string): string => e.replace(/signatur [A-Za-z0-9+/=]{88}/, `signatur ${String(s1.Signature)}`);
+    assert.match(broken(xml.replace(copyEvent, forgedSignature(copyEvent.replace(/<transID>[^<]*<\/transID>/, '<transID>999</transID>')))), /copy .*transID 999/);
+    assert.match(broken(xml.replace(copyEvent, forgedSignature(copyEvent.replace(/<transID>[^<]*<\/transID>/, '')))), /copy .*does not verify/);
+    // a copy of a receipt after the file's last: a copy follows its receipt, so its original would be in the file
+    assert.match(broken(xml.replace(copyEvent, forgedSignature(copyEvent.replace(/<transID>[^<]*<\/transID>/, '').replace('Kopia av kvitto nr 2', 'Kopia av kvitto nr 99')))), /copy .*nr 99/);
 
     // a key file under the unit's number that is another software unit's key
     const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
@@ -227,6 +246,12 @@ test('a Swedish receipt needs the organisation number; a copy needs a signed ori
     assert.deepEqual(state.country, {}, 'nothing counted');
     state.cfg = CFG;
     assert.equal(fiscalError(() => m.fiscalize(input({ TL: '1', TT: 'K1', NFS: 'DUP', RFN: '9' }))).code, '#INVALID_VALUE');
+    // a receipt of the register from before it was Swedish (signed, numbered, but with no control data) is not copied as one
+    const foreign = { _: 'Tra', ESR: receipt('10.00', '0.00'), Fis: { FN: '1', Signature: Buffer.alloc(64, 1).toString('base64') } };
+    const notSwedish = fiscalError(() => m.fiscalize(input({ TL: '1', TT: 'K1', NFS: 'DUP', RFN: '1' }, foreign)));
+    assert.equal(notSwedish.code, '#INVALID_VALUE');
+    assert.match(notSwedish.message, /ESR\.RFN/);
+    assert.deepEqual(state.country, {}, 'nothing signed, nothing counted');
     assert.equal(fiscalError(() => m.validate({ NFS: 'DUP' }, classify({ NFS: 'DUP' }))).code, '#MISSING_FIELD');
     assert.equal(fiscalError(() => m.validate({ TaxN: '1' }, classify({}))).code, '#INVALID_VALUE');
     m.fiscalize(input(receipt('10.00', '0.00')));
@@ -274,6 +299,102 @@ test('another control unit behind the interface (a certified unit\'s driver) sig
     const before = { ...state.country };
     assert.equal(fiscalError(() => run(receipt('1.00', '0.00'))).code, '#DEVICE_FAILED');
     assert.deepEqual(state.country, before, 'no number taken, nothing counted');
+    // a unit that answers with no bytes gave no signature: no receipt without its control code
+    const mute = new SeModule(() => ({ ...certified, available: () => true, sign: () => Buffer.alloc(0) }));
+    const input: FiscalInput = { rn: 'def', sq: 9, prevHash: '', now: new Date(2026, 10, 23, 12, 0, 0), type: 'Tra', esr: receipt('1.00', '0.00'), bc: classify(receipt('1.00', '0.00')), state, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false };
+    assert.equal(fiscalError(() => mute.fiscalize(input)).code, '#DEVICE_FAILED');
+    assert.equal(fiscalError(() => mute.fiscalize({ ...input, esr: { TL: '1', TT: 'K1', NFS: 'DUP', RFN: '1' }, bc: classify({ NFS: 'DUP' }), original: records[0] as Obj, reprints: 0 })).code, '#DEVICE_FAILED');
+    assert.deepEqual(state.country, before);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a copy of a training receipt is marked as training and counts as training, never as a copy of a sale; the reports print the pro forma figures and the register\'s manufacturing number', () => {
+  const dataDir = tempDir('efr-se-unit-training-copy-');
+  try {
+    const { records, run } = day(dataDir, { ...CFG, Trm: { TT: 'K1', Serial: 'POS-0042' } });
+    const sale = run(receipt('20.00', '0.00'));
+    const training = run(receipt('10.00', '0.00', { Test: '1' }));
+    const copyOfTraining = run({ D: '2026-11-23T10:00:00', TL: '1', TT: 'K1', NFS: 'DUP', RFN: String(training.FN) }, records[1] as Obj, 0);
+    const copyInTraining = run({ D: '2026-11-23T10:00:00', TL: '1', TT: 'K1', NFS: 'DUP', RFN: String(sale.FN), Test: '1' }, records[0] as Obj, 0);
+    assert.match(tags(copyOfTraining).Heading ?? '', /KOPIA/);
+    assert.match(tags(copyOfTraining).Heading ?? '', /ÖVNING/, 'the copy of a training receipt is marked as training');
+    assert.match(tags(copyInTraining).Heading ?? '', /ÖVNING/);
+    const x = tags(run({ D: '2026-11-23T10:00:00', TL: '1', TT: 'K1', NFS: 'X' }));
+    assert.equal(x['Kvittokopior, antal'], '0', 'no copy of a sale was made');
+    assert.equal(x['Kvittokopior, belopp'], '0.00');
+    assert.equal(x['Övningskvitton, antal'], '3', 'the training receipt and the two training copies');
+    assert.equal(x['Övningskvitton, belopp'], '40.00');
+    assert.equal(x['Försäljning totalt'], '20.00');
+    assert.equal(x['Pro forma-kvitton, antal'], '0', 'the register makes no pro forma receipt, and the report says so');
+    assert.equal(x['Pro forma-kvitton, belopp'], '0.00');
+    assert.equal(x['Kassans tillverkningsnr'], 'POS-0042');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the register keeps the designation its chain was signed with: a later Cfg.Trm.TT does not break the export\'s verification; another organisation number and a designation that cannot be signed are refused naming their field', () => {
+  const dataDir = tempDir('efr-se-unit-designation-');
+  try {
+    const m = new SeModule();
+    const state = { ...initialState('def'), rid: 1, cfg: { ...CFG, Trm: { TT: ' K1 ' } } as Obj };
+    const records: Obj[] = [];
+    const run = (esr: Obj): Obj => {
+      const bc = classify(esr);
+      const sq = records.length + 1;
+      const fis = m.fiscalize({ rn: 'def', sq, prevHash: '', now: new Date(2026, 10, 23, 11, sq, 0), type: 'Tra', esr, bc, state, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false });
+      records.push({ _: 'Tra', SQ: String(sq), TS: `2026-11-23T11:${String(sq).padStart(2, '0')}:00`, BC: bc.kind, ESR: esr, Fis: fis });
+      return fis;
+    };
+    assert.equal(run(receipt('40.00', '0.00')).RegisterID, 'K1', 'the spaces around it are not signed: the export\'s reader drops them');
+    state.cfg = { ...CFG, Trm: { TT: 'Kassa 2' } };
+    assert.equal(tags(run(receipt('12.00', '11.20'))).Kassa, 'K1');
+    assert.equal(registerIdOf(state), 'K1');
+    const unit = openControlUnit(dataDir, 'def', false);
+    const xml = swedishSaftXml({ records, cfg: state.cfg, registerId: registerIdOf(state), period: {}, created: new Date(2026, 10, 24), software: { name: 'efr', version: '1', company: 'efr' } });
+    const report = verifySwedishFile(readSwedishFile(xml, SAFT_SE_NAMESPACE), (id) => (id === unit.id ? createPublicKey(unit.publicKeyPem) : `no key ${id}`));
+    assert.ok(report.ok, JSON.stringify(report.broken));
+    assert.equal(report.registers[0]?.verified, 2);
+
+    // another organisation number: its receipts could not be verified under the export's one company
+    state.cfg = { ...CFG, Cmp: { ...(CFG.Cmp as Obj), Org: '202100-5489' } };
+    const before = { ...state.country };
+    const otherOrg = fiscalError(() => run(receipt('5.00', '0.00')));
+    assert.equal(otherOrg.code, '#INVALID_VALUE');
+    assert.match(otherOrg.message, /Cfg\.Cmp\.Org/);
+    assert.deepEqual(state.country, before, 'no number taken');
+
+    const fresh = { ...initialState('R2'), rid: 2, cfg: { ...CFG, Trm: { TT: 'K;1' } } as Obj };
+    const bc = classify(receipt('1.00', '0.00'));
+    const refused = fiscalError(() => m.fiscalize({ rn: 'R2', sq: 1, prevHash: '', now: new Date(2026, 10, 23, 12, 0, 0), type: 'Tra', esr: receipt('1.00', '0.00'), bc, state: fresh, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false }));
+    assert.equal(refused.code, '#INVALID_VALUE');
+    assert.match(refused.message, /Cfg\.Trm\.TT/);
+    assert.deepEqual(fresh.country, {});
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a software control unit whose key was replaced by another key is refused, never used silently; a certified unit may take over', () => {
+  const dataDir = tempDir('efr-se-unit-swap-');
+  try {
+    let rn = 'A';
+    let certified: ControlUnit | undefined;
+    const m = new SeModule((dir, _rn, mayCreate) => certified ?? openControlUnit(dir, rn, mayCreate || rn === 'B'));
+    const state = { ...initialState('def'), rid: 1, cfg: CFG };
+    const run = (sq: number): Obj => m.fiscalize({ rn: 'def', sq, prevHash: '', now: new Date(2026, 10, 23, 11, sq, 0), type: 'Tra', esr: receipt('10.00', '0.00'), bc: classify(receipt('10.00', '0.00')), state, signer: {} as FiscalInput['signer'], dataDir, attributes: new Map(), tnGenerated: false });
+    const first = run(1);
+    rn = 'B';
+    const before = { ...state.country };
+    const swapped = fiscalError(() => run(2));
+    assert.equal(swapped.code, '#DEVICE_FAILED');
+    assert.match(swapped.message, new RegExp(String(first.ControlUnit)));
+    assert.deepEqual(state.country, before, 'no number taken');
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    certified = { id: 'CERT0000000000042', publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }) as string, available: () => true, sign: (data) => sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }) };
+    assert.equal(run(2).ControlUnit, 'CERT0000000000042');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

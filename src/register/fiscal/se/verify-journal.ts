@@ -3,7 +3,8 @@
  * of a Swedish register. The journal's own check first (its hash chain and signatures, with its public.pem);
  * then the control unit's signatures of its receipts and copies, rebuilt from what each record's Fis keeps of
  * the control data (RegisterID, CompanyIdent, TransDate, TransTime, FN, ReceiptType, AmntIn, AmntEx, Vat;
- * a copy's RFN, D and CopySignature), by the same rules as the SAF-T export (verify.ts). The journal export
+ * a copy's RFN, D and CopySignature), by the same rules as the SAF-T export (verify.ts), after checking that
+ * each receipt's ESR gives the values its Fis keeps. The journal export
  * carries no control unit key: it is given with --key (the SAF-T export has it), or lies beside the zip as
  * `control-unit-<id>.pem`.
  */
@@ -14,7 +15,10 @@ import type { Entry } from 'yauzl';
 import { openPromise } from 'yauzl';
 import { compareJouNames, describeReport, verifyJournalFiles } from '../../journal/export/verify-core.js';
 import { readText } from '../../journal/export/verify-zip.js';
+import { type Obj, str } from '../../codec/index.js';
+import { signedAmounts } from '../saft-cash-register/cash-transaction.js';
 import type { PinnedKey } from '../saft-cash-register/pinned-keys.js';
+import { vatOf } from './control-data.js';
 import type { SeCashTransaction, SeFile, SeRegister } from './read-file.js';
 import { COPY_TEXT } from './saft-xml.js';
 import { describeSeReport, keyLookup, keysBeside, readPinnedEcKeys, verifySwedishFile } from './verify.js';
@@ -40,6 +44,22 @@ export async function isJournalZip(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * What a receipt's ESR (what the journal shows of it) says of the signed fields its Fis keeps, when it says
+ * otherwise: the control unit's signature over the Fis proves nothing of an ESR that does not agree with it.
+ */
+function esrDisagrees(esr: unknown, fis: Fields): string | undefined {
+  if (typeof esr !== 'object' || esr === null || Array.isArray(esr)) return 'is missing';
+  const e = esr as Obj;
+  const { amntIn, amntEx } = signedAmounts(e);
+  const d = str(e, 'D') ?? '';
+  const shown: ReadonlyArray<[string, string, string]> = [
+    ['AmntIn', 'T', amntIn], ['AmntEx', 'T less its VAT', amntEx], ['Vat', 'TaxA', vatOf(e)], ['TransDate', 'D', d.slice(0, 10)], ['TransTime', 'D', d.slice(11, 19)],
+  ];
+  for (const [key, from, value] of shown) if (value !== s(fis, key)) return `${from} gives ${key} ${value}, but ${s(fis, key)} was signed`;
+  return undefined;
+}
+
 /** The receipts and copies of journal records' data, as the SAF-T file would hold them; a text when the records disagree on the company. */
 export function swedishFileOfRecords(records: readonly Fields[]): SeFile | string {
   let companyIdent: string | undefined;
@@ -54,6 +74,8 @@ export function swedishFileOfRecords(records: readonly Fields[]): SeFile | strin
       continue;
     }
     if (!s(fis, 'Signature') || !s(fis, 'ReceiptType') || !s(fis, 'FN')) continue;
+    const shown = esrDisagrees(r.ESR, fis);
+    if (shown) return `receipt nr ${s(fis, 'FN')} (SQ ${String(r.SQ ?? '')}): its ESR ${shown}`;
     const company = s(fis, 'CompanyIdent');
     if (companyIdent !== undefined && company !== companyIdent) return `the receipts were signed for organisation numbers ${companyIdent} and ${company}: verify them separately`;
     companyIdent = company;

@@ -8,7 +8,8 @@
  * transaction's VAT blocks) under the key of its `keyVersion` (the control unit's manufacturing number:
  * `control-unit-<id>.pem` in the zip or beside a bare XML file). Every copy (COPYREC event) is checked too:
  * its text names the control unit and the copy's signature, which verifies over the control data of type
- * `kopia` chained to its original (in the file), with the copy event's date and time; a receipt copied more
+ * `kopia` chained to its original, found in the file by the number the text names (a copy of a receipt
+ * before the file's first is noted, not checked), with the copy event's date and time; a receipt copied more
  * than once is a failure. A period's first receipt is chained to `previous-signature.txt`. The SHA-256
  * fingerprint of every key used is printed; `--key` pins it. Names the first broken receipt or copy.
  */
@@ -22,12 +23,11 @@ import { type PinnedKey, keyFingerprint, readPinnedKey } from '../saft-cash-regi
 import { PREVIOUS_SIGNATURE_FILE, parsePreviousSignatures, previousBeside } from '../saft-cash-register/previous-signature.js';
 import type { VerifyOutcome } from '../verifiers.js';
 import { type ReceiptType, controlData } from './control-data.js';
-import { softwareUnitId } from './control-unit.js';
+import { isSoftwareUnitId, softwareUnitId } from './control-unit.js';
 import { type SeCashTransaction, type SeFile, readSwedishFile } from './read-file.js';
 import { COPY_TEXT, SAFT_SE_NAMESPACE } from './saft-xml.js';
 
 const KEY_FILE = /^control-unit-(.+)\.pem$/;
-const SOFTWARE_UNIT = /^EFRSE[0-9A-F]{12}$/;
 const NR = /^\d{1,35}$/;
 const COPY = new RegExp(`^${COPY_TEXT} (\\d{1,35}); kontrollenhet (\\S+); signatur (\\S+)$`);
 
@@ -115,6 +115,9 @@ export function verifySwedishFile(file: SeFile, keyFor: (id: string) => KeyObjec
   };
   for (const reg of file.registers) {
     const byId = new Map(reg.transactions.map((t) => [t.transID, t]));
+    const byNr = new Map(reg.transactions.map((t) => [t.nr, t]));
+    // the chain is whole from here on: a copy of a receipt from here on has its original in the file
+    const first = reg.transactions.reduce<bigint | undefined>((low, t) => (low === undefined || BigInt(t.nr) < low ? BigInt(t.nr) : low), undefined);
     const copied = new Set<string>();
     for (const c of reg.copies) {
       const fail = (reason: string): SeVerifyReport => {
@@ -125,12 +128,16 @@ export function verifySwedishFile(file: SeFile, keyFor: (id: string) => KeyObjec
       const m = COPY.exec(c.eventText.trim());
       if (!m) return fail(`its text is not "${COPY_TEXT} <nr>; kontrollenhet <id>; signatur <signature>"`);
       const [, nr, unitId, signature] = m as unknown as [string, string, string, string];
-      const original = byId.get(c.transID);
+      // found by the number its text names, which its signature covers: the transID only has to agree
+      const original = byNr.get(nr);
+      const named = c.transID ? byId.get(c.transID) : undefined;
+      if (named && named !== original) return fail(`its text names nr ${nr}, but its transID ${c.transID} is nr ${named.nr}`);
+      if (c.transID && original && !named) return fail(`its transID ${c.transID} is no receipt of the file (receipt nr ${nr} is transID ${original.transID})`);
       if (!original) {
-        report.copiesUnchecked.push(`register ${reg.registerID}: the copy of nr ${nr} (event ${c.eventID}) names a receipt not in this file`);
+        if (first !== undefined && BigInt(nr) >= first) return fail(`it names receipt nr ${nr}, which is not in the file though its receipts run on from nr ${first} without a gap`);
+        report.copiesUnchecked.push(`register ${reg.registerID}: the copy of nr ${nr} (event ${c.eventID}) names a receipt before this file`);
         continue;
       }
-      if (original.nr !== nr) return fail(`its text names nr ${nr}, but its transID ${c.transID} is nr ${original.nr}`);
       if (copied.has(nr)) return fail(`receipt nr ${nr} was copied more than once (one copy per receipt)`);
       copied.add(nr);
       if (!isSignatureForm(signature)) return fail('the signature is not the exact base64 of a 64-byte ECDSA P-256 signature');
@@ -189,7 +196,7 @@ export function keyLookup(pemFor: (id: string) => string | undefined, where: str
         const key = createPublicKey(pem);
         if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') result = `control-unit-${id}.pem is not an ECDSA P-256 key`;
         // a software unit's number is made from its key: a key under another unit's number is not that unit's
-        else if (SOFTWARE_UNIT.test(id) && softwareUnitId(key) !== id) result = `control-unit-${id}.pem is the key of software control unit ${softwareUnitId(key)}, not of ${id}`;
+        else if (isSoftwareUnitId(id) && softwareUnitId(key) !== id) result = `control-unit-${id}.pem is the key of software control unit ${softwareUnitId(key)}, not of ${id}`;
         else result = key;
       } catch (e) {
         result = `control-unit-${id}.pem cannot be read: ${e instanceof Error ? e.message : String(e)}`;
