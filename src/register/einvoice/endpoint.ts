@@ -68,12 +68,22 @@ export function deliveryTimeoutOf(attributes: AttributeMap): number {
   return Number.isFinite(n) && n >= 100 ? n : DEFAULT_TIMEOUT_MS;
 }
 
+/**
+ * The URL of an endpoint when it may be used: https (plain http only to this machine) and without a user or
+ * password in it (credentials are the token's: a URL is named in errors and warnings, a token never).
+ */
+export function checkEndpointUrl(value: string, attribute: string): URL {
+  const url = checkAuthorityUrl(value, attribute);
+  if (url.username !== '' || url.password !== '') throw new Error(`the address ${url.origin} (${attribute}) carries credentials: give them as the token (eDoc_Token)`);
+  return url;
+}
+
 /** Refuses (POST /profile) an endpoint that is no https URL (plain http only to this machine) and a timeout that is no number. */
 export function checkEinvoiceAttributes(attrs: AttributeMap): void {
   for (const [name, value] of attrs) {
     if (name === 'edoc_url' || name === 'edoc_testurl' || name.startsWith('edoc_url_')) {
       try {
-        checkAuthorityUrl(value, name);
+        checkEndpointUrl(value, name);
       } catch (e) {
         throw new FiscalError('#INVALID_TYPE', { field: `Attributes.${name}`, expected: `the delivery system's URL: https (plain http only to this machine): ${e instanceof Error ? e.message : String(e)}`, value });
       }
