@@ -100,7 +100,7 @@ test('delivered in time: the e-invoice reaches the production provider with its 
   assert.equal(got.headers['x-efr-destination'], 'NL');
   assert.equal(got.headers['x-efr-receiver'], '9944:NL987654321B01');
   assert.equal(got.headers['x-efr-invoice'], tra.ESR.FN);
-  assert.equal(got.headers['idempotency-key'], `def/${tra.SQ}`);
+  assert.match(String(got.headers['idempotency-key']), new RegExp(`^def/${tra.SQ}/[0-9a-f]{32}$`));
   // what was sent is the e-invoice kept for GET /export
   const exported = await get(`${svc.url}/export?type=einvoice&fn=${encodeURIComponent(tra.ESR.FN)}`);
   assert.equal(exported.status, 200);
@@ -135,6 +135,33 @@ test('delivered in time: the e-invoice reaches the production provider with its 
   assert.equal(again.json.TraC.Result.ErrorCode, '#DUPLICATE');
   assert.deepEqual(again.json.TraC.Fis.EInvoice, first.Fis.EInvoice);
   assert.equal(prod.received.length, sent);
+});
+
+test('two shops with one provider account, both with register def: each invoice is delivered, none answered with the other\'s id', async () => {
+  const shops: TestService[] = [];
+  try {
+    const tras: Json[] = [];
+    for (const name of ['a', 'b']) {
+      const shop = await startTestService({ dataDir: tempDir(`efr-einvoice-shop-${name}-`), env });
+      shops.push(shop);
+      assert.equal((await post(`${shop.url}/profile`, { Badge: 'B1', Attributes: delivering() })).status, 200);
+      assert.equal((await post(`${shop.url}/cfg`, CFG)).status, 200);
+      const res = await post(`${shop.url}/register`, invoice());
+      assert.equal(res.json.TraC.Result.RC, 'OK', res.text);
+      tras.push(res.json.TraC as Json);
+    }
+    const [a, b] = tras;
+    assert.ok(a && b);
+    // the same register, SQ and FN in both shops: the case a key made of them alone cannot tell apart
+    assert.equal(a.SQ, b.SQ);
+    assert.equal(a.ESR.FN, b.ESR.FN);
+    const sent = prod.received.slice(-2);
+    assert.notEqual(sent[0]?.headers['idempotency-key'], sent[1]?.headers['idempotency-key']);
+    assert.notEqual(a.Fis.EInvoice.Id, b.Fis.EInvoice.Id);
+    assert.equal(b.Fis.EInvoice.Id, sent[1]?.answered);
+  } finally {
+    for (const shop of shops) await shop.stop();
+  }
 });
 
 test('the test system: DD NL-TEST and a test transaction (ESR.Test 1) go to eDoc_TestUrl with its token, never to production', async () => {

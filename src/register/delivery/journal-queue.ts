@@ -12,6 +12,7 @@
 import type pino from 'pino';
 import { type Obj, isObj, str } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
+import type { JournalRecord } from '../journal/types.js';
 import type { Register } from '../registers.js';
 
 /** Pauses between later attempts of one record: growing, then every 5 minutes. */
@@ -71,7 +72,7 @@ export interface QueueChannel {
    * One later delivery of a waiting record (its journaled data); journals the answer. Resolves whether the
    * receiver refused it; throws when no answer came (then it is tried again after a pause).
    */
-  deliverLater(reg: Register, waiting: Waiting, data: Obj): Promise<{ refused: boolean }>;
+  deliverLater(reg: Register, waiting: Waiting, data: Obj, record: JournalRecord): Promise<{ refused: boolean }>;
   /** how many of a register's waiting records are older than the receiver's rules allow (Slovakia: 48 hours) */
   overdue?(reg: Register, waiting: readonly Waiting[]): number;
 }
@@ -238,7 +239,7 @@ export class JournalQueue {
     if (this.isSending(rn, w.sq)) return;
     this.mark(rn, w.sq, true);
     try {
-      const { refused } = await this.channel.deliverLater(reg, w, JSON.parse(record.data) as Obj);
+      const { refused } = await this.channel.deliverLater(reg, w, JSON.parse(record.data) as Obj, record);
       queue.delete(w.sq);
       await this.noteRefused(reg, w.sq, refused);
     } catch (e) {

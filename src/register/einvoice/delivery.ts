@@ -11,6 +11,7 @@ import type pino from 'pino';
 import { type Obj, isObj, obj, str } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import { type DeliveryOptions, JournalQueue, type QueueChannel, type Waiting, messageOf } from '../delivery/journal-queue.js';
+import type { JournalRecord } from '../journal/types.js';
 import type { Sealed } from '../record-answer.js';
 import type { Register } from '../registers.js';
 import { fiscalTimeoutOf } from '../fiscal/authority.js';
@@ -58,7 +59,7 @@ export class EinvoiceDelivery {
       },
       waits: (_reg, data) => asksEinvoice(data),
       answers: (_reg, data) => einvoiceAnswerOf(data)?.rsq,
-      deliverLater: (reg, w, data) => this.later(reg, w, data),
+      deliverLater: (reg, w, data, record) => this.later(reg, w, data, record),
     };
     this.queue = new JournalQueue(ctx, channel, options, log);
   }
@@ -79,14 +80,24 @@ export class EinvoiceDelivery {
     return this.queue.close();
   }
 
-  private async send(reg: Register, endpoint: Endpoint, data: Obj, xml: string, ms: number): Promise<ProviderAnswer> {
+  /**
+   * The Idempotency-Key of an invoice: the register, its SQ and the start of its journal hash. RN and SQ alone
+   * repeat from shop to shop (every register is `def` by default) and after a journal is set up again, and a
+   * provider answering one account's repeated key with its first answer would then take a new invoice for
+   * another one already delivered.
+   */
+  private static keyOf(rn: string, sq: number, hash: Buffer): string {
+    return `${rn}/${sq}/${hash.subarray(0, 16).toString('hex')}`;
+  }
+
+  private async send(reg: Register, endpoint: Endpoint, data: Obj, xml: string, ms: number, key: string): Promise<ProviderAnswer> {
     const esr = obj(data, 'ESR') ?? {};
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${ms} ms`)), ms);
     try {
       const sent = postEinvoice({
         endpoint, xml, dd: str(esr, 'DD') ?? '', receiver: str(esr, 'DDto'), invoiceNumber: invoiceNumber(esr, obj(data, 'Fis')),
-        idempotencyKey: `${reg.state.rn}/${str(data, 'SQ') ?? ''}`, signal: controller.signal,
+        idempotencyKey: key, signal: controller.signal,
       });
       const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason instanceof Error ? controller.signal.reason : new Error('timeout')), { once: true }));
       return await Promise.race([sent, aborted]);
@@ -136,7 +147,7 @@ export class EinvoiceDelivery {
       }
       let answer: ProviderAnswer;
       try {
-        answer = await this.send(reg, endpoint, data, xml, ms);
+        answer = await this.send(reg, endpoint, data, xml, ms, EinvoiceDelivery.keyOf(rn, sq, sealed.hash));
       } catch (e) {
         const reason = messageOf(e);
         this.queue.enqueue(rn, { sq, fn, since: str(data, 'TS') ?? '' }, reason);
@@ -160,7 +171,7 @@ export class EinvoiceDelivery {
   }
 
   /** A later delivery of a waiting invoice, with the e-invoice kept (or made again from the journal and the Cfg then in force). */
-  private async later(reg: Register, w: Waiting, data: Obj): Promise<{ refused: boolean }> {
+  private async later(reg: Register, w: Waiting, data: Obj, record: JournalRecord): Promise<{ refused: boolean }> {
     const rn = reg.state.rn;
     const esr = obj(data, 'ESR') ?? {};
     const dd = str(esr, 'DD') ?? '';
@@ -174,7 +185,7 @@ export class EinvoiceDelivery {
       return { refused: false };
     }
     const xml = (await loadEinvoice(this.ctx.dataDir, rn, w.sq)) ?? einvoiceXml({ ...data, SQ: String(w.sq) }, await cfgAt(this.ctx, reg, w.sq));
-    const answer = await this.send(reg, endpoint, { ...data, SQ: String(w.sq) }, xml, Math.max(LATER_TIMEOUT_MS, deliveryTimeoutOf(attributes)));
+    const answer = await this.send(reg, endpoint, { ...data, SQ: String(w.sq) }, xml, Math.max(LATER_TIMEOUT_MS, deliveryTimeoutOf(attributes)), EinvoiceDelivery.keyOf(rn, w.sq, record.hash));
     await journalEinvoiceAnswer(this.ctx, reg, { rsq: w.sq, fn, dd }, this.outcomeOf(answer, endpoint, true));
     if (answer.ok) this.log?.info({ type: 'EINVOICE', rn, sq: w.sq, fn, dd, id: answer.id }, `e-invoice ${fn} delivered later`);
     else this.log?.warn({ type: 'EINVOICE', rn, sq: w.sq, fn, dd, reason: answer.reason }, `e-invoice ${fn} rejected when delivered later`);

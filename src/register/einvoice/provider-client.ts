@@ -4,9 +4,9 @@
  * Request: `POST <endpoint>` with the UBL XML as body, `Content-Type: application/xml; charset=utf-8`,
  * `Accept: application/json`, `Authorization: Bearer <token>` when a token is configured, `X-EFR-Destination`
  * (ESR.DD as journaled), `X-EFR-Receiver` (ESR.DDto, when given: the receiver's id, also in the document as
- * BT-49), `X-EFR-Invoice` (BT-1), `Idempotency-Key` (the same on every attempt of one invoice: the register and
- * the record's SQ, so that a provider answers a repeated delivery with its first answer instead of sending the
- * invoice twice).
+ * BT-49), `X-EFR-Invoice` (BT-1), `Idempotency-Key` (the same on every attempt of one invoice: the register, the
+ * record's SQ and the start of its journal hash, so that a provider answers a repeated delivery with its first
+ * answer instead of sending the invoice twice, and no other shop's invoice of the same RN and SQ is taken for it).
  *
  * Answer: `2xx` with `{"id": "<the provider's id of the document>", "status": "accepted" | "delivered" | …}`
  * (any status word but `rejected` is an acceptance and kept as given), or `{"status": "rejected", "reason":
