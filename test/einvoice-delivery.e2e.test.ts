@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type TestService, get, post, startTestService, tempDir, until } from './helpers.js';
 import { type FakeProvider, startFakeProvider } from './fake-einvoice-provider.js';
+import { makeDemoCertificate, startFakeCis } from './fake-cis.js';
 
 const CFG = {
   Cfg: {
@@ -305,4 +306,37 @@ test('the profile refuses an endpoint in clear text to another machine and a tim
   const timeout = await post(`${svc.url}/profile`, { Badge: 'B1', Attributes: `eDoc_Url=${prod.url} eDoc_Timeout=soon` });
   assert.equal(timeout.status, 400, timeout.text);
   assert.match(timeout.text, /eDoc_Timeout/);
+});
+
+test('an invoice whose e-invoice waits for the tax authority (Croatia) when the queue first looks at its register: sent once, by the online delivery', async () => {
+  const oib = '12345678903';
+  const cis = await startFakeCis();
+  const shop = await startTestService({ dataDir: tempDir('efr-einvoice-hr-'), env: { EFR_FISCAL_RETRY_MS: '200' } });
+  try {
+    assert.equal((await post(`${shop.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Test Fiscal_Url=${cis.url} Fiscal_Timeout=4000 eDoc_TestUrl=${testSystem.url} eDoc_TestToken=test-secret` })).status, 200);
+    const cert = makeDemoCertificate(oib);
+    assert.equal((await post(`${shop.url}/cer/fiscal`, { fiscalCert: cert.p12.toString('base64'), password: cert.password })).status, 200);
+    const cfg = { Cfg: { Cmp: { Nam: 'Demo Trgovina d.o.o.', Adr: 'Ilica 1', Zip: '10000', City: 'Zagreb', Ctry: 'HR', TaxId: `HR${oib}` }, Loc: { TL: 'POSL1', Nam: 'Trgovina Ilica' }, Trm: { TT: '1' } } };
+    // the register is made now, after the start: the queue's first look at it falls into the CIS's 1.5 s
+    cis.delayMs = 1500;
+    assert.equal((await post(`${shop.url}/cfg?rn=R2`, cfg)).status, 200);
+    const res = await post(`${shop.url}/register?rn=R2`, { Tra: { ESR: {
+      TL: 'POSL1', TT: '1', OprTIN: oib, OprN: 'Ana', DD: 'PEPPOL', DDto: '9934:HR98765432106',
+      Ctm: { Nam: 'Hotel Lipa d.o.o.', Adr: 'Vukovarska 5', Zip: '10000', City: 'Zagreb', Ctry: 'HR', TaxId: 'HR98765432106', BuyerReference: 'PO-5' },
+      PosA: [{ _: 'Pos', PN: '1', Dsc: 'Kava', TaxG: 'A', Amt: '12.50' }],
+      PayA: [{ _: 'Pay', Dsc: 'Gotovina', PayG: 'cash', Amt: '12.50' }],
+    } } });
+    assert.equal(res.status, 200, res.text);
+    const tra = res.json.TraC as Json;
+    assert.equal(tra.Result.RC, 'OK', res.text);
+    assert.equal(tra.Fis.EInvoice.Status, 'accepted', res.text);
+    await new Promise((r) => setTimeout(r, 1500));
+    const fn = String(tra.Fis.FN ?? tra.ESR.FN);
+    assert.equal(testSystem.received.filter((r) => r.headers['x-efr-invoice'] === encodeURIComponent(fn) || r.headers['x-efr-invoice'] === fn).length, 1, 'sent once');
+    const journaled = ((await get(`${shop.url}/find?rn=R2&_=log&rsq=${tra.SQ}`)).json.Find.Records as Json[]).filter((r) => /^Einvoice/.test(String(r.Event)));
+    assert.equal(journaled.length, 1, JSON.stringify(journaled));
+  } finally {
+    await shop.stop();
+    await cis.close();
+  }
 });

@@ -88,6 +88,12 @@ export class JournalQueue {
    */
   private readonly seenHeads = new Map<string, Array<{ at: number; head: number }>>();
   private readonly cursors = new Map<string, number>();
+  /**
+   * per RN: the head when the queue started. A scan ends there: every record committed since was handed to the
+   * online delivery (which journals its answer or queues it), and one committed a moment ago may be on its way
+   * there, so a scan that took it for waiting would send it a second time beside the online delivery.
+   */
+  private readonly startHeads = new Map<string, number>();
   /** registers whose cursor is known to be written (anchor) */
   private readonly anchored = new Set<string>();
   /** SQs of records the receiver refused, per RN (also in the journal settings) */
@@ -110,6 +116,7 @@ export class JournalQueue {
 
   /** Finds the records of every register served that have no answer yet, then looks at the queue regularly. */
   async start(): Promise<void> {
+    for (const reg of this.ctx.registers.list()) this.startHeads.set(reg.state.rn, reg.state.sq);
     for (const reg of this.ctx.registers.list()) {
       if (!this.channel.serves(reg)) continue;
       await this.scan(reg);
@@ -132,12 +139,15 @@ export class JournalQueue {
     return `${this.channel.key}:cursor:${rn}`;
   }
 
-  /** Scans a register's journal from its cursor: delivered records without an answer wait for a later delivery. */
+  /**
+   * Scans a register's journal from its cursor to its head at the start (a register made since has none to
+   * scan): delivered records without an answer wait for a later delivery.
+   */
   private async scan(reg: Register): Promise<void> {
     const rn = reg.state.rn;
     const cursor = Number((await this.ctx.store.getSetting(this.cursorKey(rn))) ?? '0');
     this.cursors.set(rn, cursor);
-    const head = reg.state.sq;
+    const head = this.startHeads.get(rn) ?? 0;
     const unanswered = new Map<number, Waiting>();
     for await (const r of this.ctx.store.range(reg.state.rid, cursor + 1, head)) {
       const data = JSON.parse(r.data) as Obj;
