@@ -7,6 +7,8 @@
  * queued in /state, delivered later once it answers, also after a restart of the service; no endpoint: nothing
  * sent, said so in the answer and the journal.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type TestService, get, post, startTestService, tempDir, until } from './helpers.js';
@@ -338,5 +340,22 @@ test('an invoice whose e-invoice waits for the tax authority (Croatia) when the 
   } finally {
     await shop.stop();
     await cis.close();
+  }
+});
+
+test('GET /export of an e-invoice whose file is gone is the document delivered, made with the Cfg in force at the invoice, not today\'s', async () => {
+  const tra = await register();
+  const delivered = prod.received.at(-1);
+  assert.ok(delivered);
+  assert.equal(delivered.headers['x-efr-invoice'], tra.ESR.FN);
+  rmSync(join(dataDir, 'einvoice', 'def', `${tra.SQ}.xml`));
+  const renamed = await post(`${svc.url}/cfg`, { Cfg: { ...CFG.Cfg, Cmp: { ...CFG.Cfg.Cmp, Nam: 'Bakkerij Jansen & Zonen B.V.' } } });
+  assert.equal(renamed.status, 200, renamed.text);
+  try {
+    const exported = await get(`${svc.url}/export?type=einvoice&fn=${encodeURIComponent(tra.ESR.FN)}`);
+    assert.equal(exported.status, 200, exported.text);
+    assert.equal(exported.text, delivered.xml);
+  } finally {
+    assert.equal((await post(`${svc.url}/cfg`, CFG)).status, 200);
   }
 });
