@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type TestService, get, post, startTestService, tempDir, until } from './helpers.js';
+import { type TestService, freePort, get, post, spawnService, startTestService, tempDir, until } from './helpers.js';
 import { type FakeProvider, startFakeProvider } from './fake-einvoice-provider.js';
 import { makeDemoCertificate, startFakeCis } from './fake-cis.js';
 
@@ -357,5 +357,46 @@ test('GET /export of an e-invoice whose file is gone is the document delivered, 
     assert.equal(exported.text, delivered.xml);
   } finally {
     assert.equal((await post(`${svc.url}/cfg`, CFG)).status, 200);
+  }
+});
+
+test('the service killed between the journaling of the first invoice of a register made since the start and its delivery: sent after the restart', async () => {
+  const oib = '12345678903';
+  const cis = await startFakeCis();
+  const dir = tempDir('efr-einvoice-kill-');
+  const proc = await spawnService(dir, await freePort());
+  let shop: TestService | undefined;
+  try {
+    assert.equal((await post(`${proc.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Test Fiscal_Url=${cis.url} Fiscal_Timeout=8000 eDoc_TestUrl=${testSystem.url} eDoc_TestToken=test-secret` })).status, 200);
+    const cert = makeDemoCertificate(oib);
+    assert.equal((await post(`${proc.url}/cer/fiscal`, { fiscalCert: cert.p12.toString('base64'), password: cert.password })).status, 200);
+    const cfg = { Cfg: { Cmp: { Nam: 'Demo Trgovina d.o.o.', Adr: 'Ilica 1', Zip: '10000', City: 'Zagreb', Ctry: 'HR', TaxId: `HR${oib}` }, Loc: { TL: 'POSL1', Nam: 'Trgovina Ilica' }, Trm: { TT: '1' } } };
+    assert.equal((await post(`${proc.url}/cfg?rn=R3`, cfg)).status, 200);
+    // journaled, then waiting for the CIS (and so not yet handed to the e-invoice delivery) when the service is killed
+    cis.delayMs = 6000;
+    const sent = testSystem.received.length;
+    const pending = post(`${proc.url}/register?rn=R3`, { Tra: { ESR: {
+      TL: 'POSL1', TT: '1', OprTIN: oib, OprN: 'Ana', DD: 'PEPPOL', DDto: '9934:HR98765432106',
+      Ctm: { Nam: 'Hotel Lipa d.o.o.', Adr: 'Vukovarska 5', Zip: '10000', City: 'Zagreb', Ctry: 'HR', TaxId: 'HR98765432106', BuyerReference: 'PO-6' },
+      PosA: [{ _: 'Pos', PN: '1', Dsc: 'Kava', TaxG: 'A', Amt: '12.50' }],
+      PayA: [{ _: 'Pay', Dsc: 'Gotovina', PayG: 'cash', Amt: '12.50' }],
+    } } }).catch(() => undefined);
+    await until('the invoice at the CIS', async () => (cis.received.length > 0 ? true : undefined), 10_000);
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    await pending;
+    assert.equal(testSystem.received.length, sent, 'not delivered before the kill');
+    cis.delayMs = 0;
+    shop = await startTestService({ dataDir: dir, env: { EFR_FISCAL_RETRY_MS: '300' } });
+    const s = shop;
+    const invoices = (await get(`${s.url}/find?rn=R3&_=Tra`)).json.Find.Records as Json[];
+    const invoice = invoices.find((r) => r.ESR?.DD === 'PEPPOL');
+    assert.ok(invoice, JSON.stringify(invoices));
+    await until('the e-invoice delivered after the restart', async () => (testSystem.received.length > sent ? true : undefined), 10_000);
+    assert.equal(testSystem.received.at(-1)?.headers['x-efr-receiver'], '9934:HR98765432106');
+  } finally {
+    if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    await shop?.stop();
+    await cis.close();
   }
 });

@@ -7,6 +7,7 @@
  * restart. Without an endpoint for its destination nothing is sent: that is journaled too (EinvoiceNotSent),
  * and a test transaction never goes to a production endpoint (endpoint.ts). docs/einvoicing.md, Delivery.
  */
+import { createHash } from 'node:crypto';
 import type pino from 'pino';
 import { type Obj, isObj, obj, str } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
@@ -24,6 +25,9 @@ import { loadEinvoice } from './store.js';
 
 /** Beyond the tax authority's timeout: time for the document to be made and handed over after the commit. */
 const SETTLE_MARGIN_MS = 10_000;
+
+/** Journal setting: the cursors of the registers there were at the first start have been set to their heads. */
+const CURSORS_SET = 'einvoice:cursors-set';
 
 /** A later delivery waits at least this long for the delivery system (no POS waits for it). */
 const LATER_TIMEOUT_MS = 15_000;
@@ -65,13 +69,19 @@ export class EinvoiceDelivery {
   }
 
   /**
-   * Before the first request: a register whose e-invoices were never looked at starts its cursor at its head, so
-   * that e-invoices made before delivery was configured are not sent now (they stay available by GET /export).
+   * Before the first request, once per journal: the registers there are start their cursors at their heads, so
+   * that e-invoices made before this service delivered any are not sent now (they stay available by GET
+   * /export). A register made later has no cursor until its first delivery and is scanned from its start: an
+   * invoice it journaled just before a crash (waiting for the tax authority, its e-invoice being made) is
+   * found after the restart instead of being passed by a cursor set at the head then.
    */
   async start(): Promise<void> {
-    for (const reg of this.ctx.registers.list()) {
-      const key = this.queue.cursorKey(reg.state.rn);
-      if ((await this.ctx.store.getSetting(key)) === undefined) await this.ctx.store.putSetting(key, String(reg.state.sq));
+    if ((await this.ctx.store.getSetting(CURSORS_SET)) === undefined) {
+      for (const reg of this.ctx.registers.list()) {
+        const key = this.queue.cursorKey(reg.state.rn);
+        if ((await this.ctx.store.getSetting(key)) === undefined) await this.ctx.store.putSetting(key, String(reg.state.sq));
+      }
+      await this.ctx.store.putSetting(CURSORS_SET, '1');
     }
     await this.queue.start();
   }
@@ -81,13 +91,14 @@ export class EinvoiceDelivery {
   }
 
   /**
-   * The Idempotency-Key of an invoice: the register, its SQ and the start of its journal hash. RN and SQ alone
-   * repeat from shop to shop (every register is `def` by default) and after a journal is set up again, and a
-   * provider answering one account's repeated key with its first answer would then take a new invoice for
-   * another one already delivered.
+   * The Idempotency-Key of an invoice: the register, its SQ and a digest of the instance's key id and the
+   * record's journal hash. RN and SQ alone repeat from shop to shop (every register is `def` by default) and
+   * after a journal is set up again, and the hash alone repeats in two new journals with the same invoice in the
+   * same second; a provider answering one account's repeated key with its first answer would then take a new
+   * invoice for another one already delivered.
    */
-  private static keyOf(rn: string, sq: number, hash: Buffer): string {
-    return `${rn}/${sq}/${hash.subarray(0, 16).toString('hex')}`;
+  private keyOf(rn: string, sq: number, hash: Buffer): string {
+    return `${rn}/${sq}/${createHash('sha256').update(`${this.ctx.signer.keyId}/${hash.toString('hex')}`).digest('hex').slice(0, 32)}`;
   }
 
   private async send(reg: Register, endpoint: Endpoint, data: Obj, xml: string, ms: number, key: string): Promise<ProviderAnswer> {
@@ -147,7 +158,7 @@ export class EinvoiceDelivery {
       }
       let answer: ProviderAnswer;
       try {
-        answer = await this.send(reg, endpoint, data, xml, ms, EinvoiceDelivery.keyOf(rn, sq, sealed.hash));
+        answer = await this.send(reg, endpoint, data, xml, ms, this.keyOf(rn, sq, sealed.hash));
       } catch (e) {
         const reason = messageOf(e);
         this.queue.enqueue(rn, { sq, fn, since: str(data, 'TS') ?? '' }, reason);
@@ -185,7 +196,7 @@ export class EinvoiceDelivery {
       return { refused: false };
     }
     const xml = (await loadEinvoice(this.ctx.dataDir, rn, w.sq)) ?? einvoiceXml({ ...data, SQ: String(w.sq) }, await cfgAt(this.ctx, reg, w.sq));
-    const answer = await this.send(reg, endpoint, { ...data, SQ: String(w.sq) }, xml, Math.max(LATER_TIMEOUT_MS, deliveryTimeoutOf(attributes)), EinvoiceDelivery.keyOf(rn, w.sq, record.hash));
+    const answer = await this.send(reg, endpoint, { ...data, SQ: String(w.sq) }, xml, Math.max(LATER_TIMEOUT_MS, deliveryTimeoutOf(attributes)), this.keyOf(rn, w.sq, record.hash));
     await journalEinvoiceAnswer(this.ctx, reg, { rsq: w.sq, fn, dd }, this.outcomeOf(answer, endpoint, true));
     if (answer.ok) this.log?.info({ type: 'EINVOICE', rn, sq: w.sq, fn, dd, id: answer.id }, `e-invoice ${fn} delivered later`);
     else this.log?.warn({ type: 'EINVOICE', rn, sq: w.sq, fn, dd, reason: answer.reason }, `e-invoice ${fn} rejected when delivered later`);

@@ -5,14 +5,16 @@
  * `Accept: application/json`, `Authorization: Bearer <token>` when a token is configured, `X-EFR-Destination`
  * (ESR.DD as journaled), `X-EFR-Receiver` (ESR.DDto, when given: the receiver's id, also in the document as
  * BT-49), `X-EFR-Invoice` (BT-1), `Idempotency-Key` (the same on every attempt of one invoice: the register, the
- * record's SQ and the start of its journal hash, so that a provider answers a repeated delivery with its first
- * answer instead of sending the invoice twice, and no other shop's invoice of the same RN and SQ is taken for it).
+ * record's SQ and a digest of the instance's key id and the record's journal hash, so that a provider answers a
+ * repeated delivery with its first answer instead of sending the invoice twice, and no other shop's invoice of
+ * the same RN and SQ is taken for it).
  *
  * Answer: `2xx` with `{"id": "<the provider's id of the document>", "status": "accepted" | "delivered" | …}`
  * (any status word but `rejected` is an acceptance and kept as given), or `{"status": "rejected", "reason":
  * "…"}`; `400`, `409` and `422` are a rejection of the document (its `reason`, else the body's text). Anything
- * else (no answer in time, a network failure, 401/403/404 (set-up), 408, 429, 5xx, an unreadable 2xx) is no
- * answer: the e-invoice waits and is sent again.
+ * else (no answer in time, a network failure, 401/403/404 (set-up), 408, 429, 5xx, an unreadable 2xx, an
+ * answer larger than 64 KiB, an id or status word that is no short one-line text) is no answer: the e-invoice
+ * waits and is sent again.
  */
 import { type Endpoint, checkEndpointUrl } from './endpoint.js';
 
