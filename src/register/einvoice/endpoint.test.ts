@@ -62,7 +62,7 @@ describe('the endpoint of an e-invoice', () => {
     assert.doesNotThrow(() => checkEinvoiceAttributes(attrs('eDoc_Url=https://ap.example/x eDoc_TestUrl=http://127.0.0.1:9/x eDoc_Timeout=800')));
     assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_Url_DE=http://zre.example/x')), (e: unknown) => e instanceof FiscalError && /edoc_url_de/.test(e.message));
     assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_TestUrl')), FiscalError);
-    assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_Url=https://user:pw@ap.example/x')), (e: unknown) => e instanceof FiscalError && /credentials/.test(e.message));
+    assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_Url=https://user:pass-word@ap.example/x')), (e: unknown) => e instanceof FiscalError && /credentials/.test(e.message) && !JSON.stringify(e).includes('pass-word') && !e.message.includes('pass-word'));
     assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_Timeout=soon')), FiscalError);
   });
 });

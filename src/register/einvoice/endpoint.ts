@@ -108,7 +108,9 @@ export function checkEinvoiceAttributes(attrs: AttributeMap): void {
       try {
         checkEndpointUrl(value, name);
       } catch (e) {
-        throw new FiscalError('#INVALID_TYPE', { field: `Attributes.${name}`, expected: `the delivery system's URL: https (plain http only to this machine): ${e instanceof Error ? e.message : String(e)}`, value });
+        // the refusal is answered and logged: a password in the URL is not repeated in it
+        const shown = value.replace(/(\/\/[^/@:\s]*:)[^/@\s]*@/g, '$1********@');
+        throw new FiscalError('#INVALID_TYPE', { field: `Attributes.${name}`, expected: `the delivery system's URL: https (plain http only to this machine): ${e instanceof Error ? e.message : String(e)}`, value: shown });
       }
     }
   }
