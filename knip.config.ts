@@ -39,7 +39,7 @@ const config: KnipConfig = {
   // Tests run Debian's tools: openssl, xmllint, poppler's pdf* and java (Saxon-HE for the e-invoice rules)
   // are installed by .ci/run, mount and umount (the disk-full test) come with the base system. They are no
   // npm packages to list.
-  ignoreBinaries: ['openssl', 'xmllint', 'pdftotext', 'pdftoppm', 'pdffonts', 'java', 'mount', 'umount'],
+  ignoreBinaries: ['openssl', 'xmllint', 'pdftotext', 'pdftoppm', 'pdffonts', 'java', 'mount', 'umount', 'base32'],
 };
 
 export default config;

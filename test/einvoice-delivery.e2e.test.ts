@@ -7,10 +7,13 @@
  * queued in /state, delivered later once it answers, also after a restart of the service; no endpoint: nothing
  * sent, said so in the answer and the journal.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type TestService, get, post, startTestService, tempDir, until } from './helpers.js';
+import { type TestService, freePort, get, post, spawnService, startTestService, tempDir, until } from './helpers.js';
 import { type FakeProvider, startFakeProvider } from './fake-einvoice-provider.js';
+import { makeDemoCertificate, startFakeCis } from './fake-cis.js';
 
 const CFG = {
   Cfg: {
@@ -100,7 +103,7 @@ test('delivered in time: the e-invoice reaches the production provider with its 
   assert.equal(got.headers['x-efr-destination'], 'NL');
   assert.equal(got.headers['x-efr-receiver'], '9944:NL987654321B01');
   assert.equal(got.headers['x-efr-invoice'], tra.ESR.FN);
-  assert.equal(got.headers['idempotency-key'], `def/${tra.SQ}`);
+  assert.match(String(got.headers['idempotency-key']), new RegExp(`^def/${tra.SQ}/[0-9a-f]{32}$`));
   // what was sent is the e-invoice kept for GET /export
   const exported = await get(`${svc.url}/export?type=einvoice&fn=${encodeURIComponent(tra.ESR.FN)}`);
   assert.equal(exported.status, 200);
@@ -135,6 +138,33 @@ test('delivered in time: the e-invoice reaches the production provider with its 
   assert.equal(again.json.TraC.Result.ErrorCode, '#DUPLICATE');
   assert.deepEqual(again.json.TraC.Fis.EInvoice, first.Fis.EInvoice);
   assert.equal(prod.received.length, sent);
+});
+
+test('two shops with one provider account, both with register def: each invoice is delivered, none answered with the other\'s id', async () => {
+  const shops: TestService[] = [];
+  try {
+    const tras: Json[] = [];
+    for (const name of ['a', 'b']) {
+      const shop = await startTestService({ dataDir: tempDir(`efr-einvoice-shop-${name}-`), env });
+      shops.push(shop);
+      assert.equal((await post(`${shop.url}/profile`, { Badge: 'B1', Attributes: delivering() })).status, 200);
+      assert.equal((await post(`${shop.url}/cfg`, CFG)).status, 200);
+      const res = await post(`${shop.url}/register`, invoice());
+      assert.equal(res.json.TraC.Result.RC, 'OK', res.text);
+      tras.push(res.json.TraC as Json);
+    }
+    const [a, b] = tras;
+    assert.ok(a && b);
+    // the same register, SQ and FN in both shops: the case a key made of them alone cannot tell apart
+    assert.equal(a.SQ, b.SQ);
+    assert.equal(a.ESR.FN, b.ESR.FN);
+    const sent = prod.received.slice(-2);
+    assert.notEqual(sent[0]?.headers['idempotency-key'], sent[1]?.headers['idempotency-key']);
+    assert.notEqual(a.Fis.EInvoice.Id, b.Fis.EInvoice.Id);
+    assert.equal(b.Fis.EInvoice.Id, sent[1]?.answered);
+  } finally {
+    for (const shop of shops) await shop.stop();
+  }
 });
 
 test('the test system: DD NL-TEST and a test transaction (ESR.Test 1) go to eDoc_TestUrl with its token, never to production', async () => {
@@ -278,4 +308,95 @@ test('the profile refuses an endpoint in clear text to another machine and a tim
   const timeout = await post(`${svc.url}/profile`, { Badge: 'B1', Attributes: `eDoc_Url=${prod.url} eDoc_Timeout=soon` });
   assert.equal(timeout.status, 400, timeout.text);
   assert.match(timeout.text, /eDoc_Timeout/);
+});
+
+test('an invoice whose e-invoice waits for the tax authority (Croatia) when the queue first looks at its register: sent once, by the online delivery', async () => {
+  const oib = '12345678903';
+  const cis = await startFakeCis();
+  const shop = await startTestService({ dataDir: tempDir('efr-einvoice-hr-'), env: { EFR_FISCAL_RETRY_MS: '200' } });
+  try {
+    assert.equal((await post(`${shop.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Test Fiscal_Url=${cis.url} Fiscal_Timeout=4000 eDoc_TestUrl=${testSystem.url} eDoc_TestToken=test-secret` })).status, 200);
+    const cert = makeDemoCertificate(oib);
+    assert.equal((await post(`${shop.url}/cer/fiscal`, { fiscalCert: cert.p12.toString('base64'), password: cert.password })).status, 200);
+    const cfg = { Cfg: { Cmp: { Nam: 'Demo Trgovina d.o.o.', Adr: 'Ilica 1', Zip: '10000', City: 'Zagreb', Ctry: 'HR', TaxId: `HR${oib}` }, Loc: { TL: 'POSL1', Nam: 'Trgovina Ilica' }, Trm: { TT: '1' } } };
+    // the register is made now, after the start: the queue's first look at it falls into the CIS's 1.5 s
+    cis.delayMs = 1500;
+    assert.equal((await post(`${shop.url}/cfg?rn=R2`, cfg)).status, 200);
+    const res = await post(`${shop.url}/register?rn=R2`, { Tra: { ESR: {
+      TL: 'POSL1', TT: '1', OprTIN: oib, OprN: 'Ana', DD: 'PEPPOL', DDto: '9934:HR98765432106',
+      Ctm: { Nam: 'Hotel Lipa d.o.o.', Adr: 'Vukovarska 5', Zip: '10000', City: 'Zagreb', Ctry: 'HR', TaxId: 'HR98765432106', BuyerReference: 'PO-5' },
+      PosA: [{ _: 'Pos', PN: '1', Dsc: 'Kava', TaxG: 'A', Amt: '12.50' }],
+      PayA: [{ _: 'Pay', Dsc: 'Gotovina', PayG: 'cash', Amt: '12.50' }],
+    } } });
+    assert.equal(res.status, 200, res.text);
+    const tra = res.json.TraC as Json;
+    assert.equal(tra.Result.RC, 'OK', res.text);
+    assert.equal(tra.Fis.EInvoice.Status, 'accepted', res.text);
+    await new Promise((r) => setTimeout(r, 1500));
+    const fn = String(tra.Fis.FN ?? tra.ESR.FN);
+    assert.equal(testSystem.received.filter((r) => r.headers['x-efr-invoice'] === encodeURIComponent(fn) || r.headers['x-efr-invoice'] === fn).length, 1, 'sent once');
+    const journaled = ((await get(`${shop.url}/find?rn=R2&_=log&rsq=${tra.SQ}`)).json.Find.Records as Json[]).filter((r) => /^Einvoice/.test(String(r.Event)));
+    assert.equal(journaled.length, 1, JSON.stringify(journaled));
+  } finally {
+    await shop.stop();
+    await cis.close();
+  }
+});
+
+test('GET /export of an e-invoice whose file is gone is the document delivered, made with the Cfg in force at the invoice, not today\'s', async () => {
+  const tra = await register();
+  const delivered = prod.received.at(-1);
+  assert.ok(delivered);
+  assert.equal(delivered.headers['x-efr-invoice'], tra.ESR.FN);
+  rmSync(join(dataDir, 'einvoice', 'def', `${tra.SQ}.xml`));
+  const renamed = await post(`${svc.url}/cfg`, { Cfg: { ...CFG.Cfg, Cmp: { ...CFG.Cfg.Cmp, Nam: 'Bakkerij Jansen & Zonen B.V.' } } });
+  assert.equal(renamed.status, 200, renamed.text);
+  try {
+    const exported = await get(`${svc.url}/export?type=einvoice&fn=${encodeURIComponent(tra.ESR.FN)}`);
+    assert.equal(exported.status, 200, exported.text);
+    assert.equal(exported.text, delivered.xml);
+  } finally {
+    assert.equal((await post(`${svc.url}/cfg`, CFG)).status, 200);
+  }
+});
+
+test('the service killed between the journaling of the first invoice of a register made since the start and its delivery: sent after the restart', async () => {
+  const oib = '12345678903';
+  const cis = await startFakeCis();
+  const dir = tempDir('efr-einvoice-kill-');
+  const proc = await spawnService(dir, await freePort());
+  let shop: TestService | undefined;
+  try {
+    assert.equal((await post(`${proc.url}/profile`, { Badge: 'B1', Attributes: `Fiscal_Test Fiscal_Url=${cis.url} Fiscal_Timeout=8000 eDoc_TestUrl=${testSystem.url} eDoc_TestToken=test-secret` })).status, 200);
+    const cert = makeDemoCertificate(oib);
+    assert.equal((await post(`${proc.url}/cer/fiscal`, { fiscalCert: cert.p12.toString('base64'), password: cert.password })).status, 200);
+    const cfg = { Cfg: { Cmp: { Nam: 'Demo Trgovina d.o.o.', Adr: 'Ilica 1', Zip: '10000', City: 'Zagreb', Ctry: 'HR', TaxId: `HR${oib}` }, Loc: { TL: 'POSL1', Nam: 'Trgovina Ilica' }, Trm: { TT: '1' } } };
+    assert.equal((await post(`${proc.url}/cfg?rn=R3`, cfg)).status, 200);
+    // journaled, then waiting for the CIS (and so not yet handed to the e-invoice delivery) when the service is killed
+    cis.delayMs = 6000;
+    const sent = testSystem.received.length;
+    const pending = post(`${proc.url}/register?rn=R3`, { Tra: { ESR: {
+      TL: 'POSL1', TT: '1', OprTIN: oib, OprN: 'Ana', DD: 'PEPPOL', DDto: '9934:HR98765432106',
+      Ctm: { Nam: 'Hotel Lipa d.o.o.', Adr: 'Vukovarska 5', Zip: '10000', City: 'Zagreb', Ctry: 'HR', TaxId: 'HR98765432106', BuyerReference: 'PO-6' },
+      PosA: [{ _: 'Pos', PN: '1', Dsc: 'Kava', TaxG: 'A', Amt: '12.50' }],
+      PayA: [{ _: 'Pay', Dsc: 'Gotovina', PayG: 'cash', Amt: '12.50' }],
+    } } }).catch(() => undefined);
+    await until('the invoice at the CIS', async () => (cis.received.length > 0 ? true : undefined), 10_000);
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    await pending;
+    assert.equal(testSystem.received.length, sent, 'not delivered before the kill');
+    cis.delayMs = 0;
+    shop = await startTestService({ dataDir: dir, env: { EFR_FISCAL_RETRY_MS: '300' } });
+    const s = shop;
+    const invoices = (await get(`${s.url}/find?rn=R3&_=Tra`)).json.Find.Records as Json[];
+    const invoice = invoices.find((r) => r.ESR?.DD === 'PEPPOL');
+    assert.ok(invoice, JSON.stringify(invoices));
+    await until('the e-invoice delivered after the restart', async () => (testSystem.received.length > sent ? true : undefined), 10_000);
+    assert.equal(testSystem.received.at(-1)?.headers['x-efr-receiver'], '9934:HR98765432106');
+  } finally {
+    if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    await shop?.stop();
+    await cis.close();
+  }
 });

@@ -195,10 +195,23 @@ test(`the receipt page of an invoice links its e-invoice, the document the servi
   assert.equal(inv.status, 200, inv.text);
   const dh = inv.json.TraC.Fis.DH as string;
   const fn = inv.json.TraC.ESR.FN as string;
+  // a training invoice with DD makes no e-invoice (it is not fiscal): its page links none
+  const training = await post(`${service.url}/register`, { Tra: { ESR: {
+    TL: '1', TT: '1', TN: '2', NFS: 'TRAINING', DD: 'NL', DDto: '9944:NL987654321B01',
+    Ctm: { Nam: 'Hotel De Linde', Adr: 'Lindelaan 3', Zip: '3511 AA', City: 'Utrecht', Ctry: 'NL', TaxId: 'NL987654321B01', BuyerReference: 'PO-17' },
+    PosA: [{ _: 'Pos', PN: '1', Dsc: 'Catering', TaxG: '21%', Amt: '121.00' }],
+    PayA: [{ _: 'Pay', Dsc: 'On account', PayG: 'open', Amt: '121.00' }],
+  } } });
+  assert.equal(training.status, 200, training.text);
+  const trainingDh = training.json.TraC.Fis.DH as string;
+  assert.ok(trainingDh, training.text);
   const act = await post(`${portal.url}/api/v1/recorder/activate`, { badge: `${company.badge}/Shop-1/POS-1`, ...activationHandleFields(service.ctx, 'def') });
   assert.equal(act.status, 200, act.text);
   await archiveAll(service, portal.url, act.json.token as string, 1);
 
+  const trainingPage = await page(`${portal.url}/r/${trainingDh}`);
+  assert.equal(trainingPage.status, 200);
+  assert.doesNotMatch(trainingPage.body.toString('utf8'), /fmt=einvoice/);
   const html = (await page(`${portal.url}/r/${dh}`)).body.toString('utf8');
   const href = /<a href="\?fmt=einvoice&amp;sq=(\d+)" download>E-factuur \(XML, EN 16931\)<\/a>/.exec(html);
   assert.ok(href, `the page links the e-invoice in the receipt's language: ${html.slice(-600)}`);

@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lang } from '../../shared/errors.js';
-import { DEFAULT_WIDTH, WIDTHS, einvoiceOfRecord, qrPngDataUrl, receiptHtml, receiptPdf, receiptView } from '../../register/render/index.js';
+import { DEFAULT_WIDTH, WIDTHS, einvoiceOfRecord, hasEinvoice, qrPngDataUrl, receiptHtml, receiptPdf, receiptView } from '../../register/render/index.js';
 import type { PortalContext } from '../context.js';
 import { GuessLimit, type GuessLimitOptions, clientKey } from '../services/guess-limit.js';
 import { type ArchivedReceipt, receiptsOfHandle } from '../services/receipts.js';
@@ -51,18 +51,13 @@ const EINVOICE_LINK: Readonly<Record<Lang, string>> = {
   nl: 'E-factuur (XML, EN 16931)',
 };
 
-/** Whether the receipt is an invoice with an e-invoice (made only when it is asked for). */
-function hasEinvoice(r: ArchivedReceipt): boolean {
-  const esr = r.record.data.ESR;
-  return typeof esr === 'object' && esr !== null && !Array.isArray(esr) && typeof esr.DD === 'string' && typeof r.record.data.BCF === 'string' && r.record.data.BCF.split(' ').includes('einvoice');
-}
-
 async function receiptHtmlOf(r: ArchivedReceipt): Promise<string> {
   const plain = receiptView({ record: r.record, cfg: r.cfg, lang: r.lang });
   const view = plain.code ? { ...plain, qr: qrPngDataUrl(plain.code, HTML_QR) } : plain;
   // the default template: a register's own layouts stay in its instance's data folder, which the portal does not have
   const html = await receiptHtml(view, r.record, r.cfg, undefined);
-  if (!hasEinvoice(r)) return html;
+  // the rule of the service that makes it: a fiscal invoice with DD (a training one links nothing)
+  if (!hasEinvoice(r.record)) return html;
   const link = `<p class="einvoice" style="text-align:center"><a href="?fmt=einvoice&amp;sq=${r.sq}" download>${EINVOICE_LINK[r.lang]}</a></p>`;
   const end = html.lastIndexOf('</body>');
   return end < 0 ? html + link : html.slice(0, end) + link + html.slice(end);

@@ -12,6 +12,7 @@
 import type pino from 'pino';
 import { type Obj, isObj, str } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
+import type { JournalRecord } from '../journal/types.js';
 import type { Register } from '../registers.js';
 
 /** Pauses between later attempts of one record: growing, then every 5 minutes. */
@@ -71,7 +72,7 @@ export interface QueueChannel {
    * One later delivery of a waiting record (its journaled data); journals the answer. Resolves whether the
    * receiver refused it; throws when no answer came (then it is tried again after a pause).
    */
-  deliverLater(reg: Register, waiting: Waiting, data: Obj): Promise<{ refused: boolean }>;
+  deliverLater(reg: Register, waiting: Waiting, data: Obj, record: JournalRecord): Promise<{ refused: boolean }>;
   /** how many of a register's waiting records are older than the receiver's rules allow (Slovakia: 48 hours) */
   overdue?(reg: Register, waiting: readonly Waiting[]): number;
 }
@@ -87,6 +88,12 @@ export class JournalQueue {
    */
   private readonly seenHeads = new Map<string, Array<{ at: number; head: number }>>();
   private readonly cursors = new Map<string, number>();
+  /**
+   * per RN: the head when the queue started. A scan ends there: every record committed since was handed to the
+   * online delivery (which journals its answer or queues it), and one committed a moment ago may be on its way
+   * there, so a scan that took it for waiting would send it a second time beside the online delivery.
+   */
+  private readonly startHeads = new Map<string, number>();
   /** registers whose cursor is known to be written (anchor) */
   private readonly anchored = new Set<string>();
   /** SQs of records the receiver refused, per RN (also in the journal settings) */
@@ -109,6 +116,7 @@ export class JournalQueue {
 
   /** Finds the records of every register served that have no answer yet, then looks at the queue regularly. */
   async start(): Promise<void> {
+    for (const reg of this.ctx.registers.list()) this.startHeads.set(reg.state.rn, reg.state.sq);
     for (const reg of this.ctx.registers.list()) {
       if (!this.channel.serves(reg)) continue;
       await this.scan(reg);
@@ -131,12 +139,15 @@ export class JournalQueue {
     return `${this.channel.key}:cursor:${rn}`;
   }
 
-  /** Scans a register's journal from its cursor: delivered records without an answer wait for a later delivery. */
+  /**
+   * Scans a register's journal from its cursor to its head at the start (a register made since has none to
+   * scan): delivered records without an answer wait for a later delivery.
+   */
   private async scan(reg: Register): Promise<void> {
     const rn = reg.state.rn;
     const cursor = Number((await this.ctx.store.getSetting(this.cursorKey(rn))) ?? '0');
     this.cursors.set(rn, cursor);
-    const head = reg.state.sq;
+    const head = this.startHeads.get(rn) ?? 0;
     const unanswered = new Map<number, Waiting>();
     for await (const r of this.ctx.store.range(reg.state.rid, cursor + 1, head)) {
       const data = JSON.parse(r.data) as Obj;
@@ -238,7 +249,7 @@ export class JournalQueue {
     if (this.isSending(rn, w.sq)) return;
     this.mark(rn, w.sq, true);
     try {
-      const { refused } = await this.channel.deliverLater(reg, w, JSON.parse(record.data) as Obj);
+      const { refused } = await this.channel.deliverLater(reg, w, JSON.parse(record.data) as Obj, record);
       queue.delete(w.sq);
       await this.noteRefused(reg, w.sq, refused);
     } catch (e) {

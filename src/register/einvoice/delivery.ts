@@ -7,10 +7,12 @@
  * restart. Without an endpoint for its destination nothing is sent: that is journaled too (EinvoiceNotSent),
  * and a test transaction never goes to a production endpoint (endpoint.ts). docs/einvoicing.md, Delivery.
  */
+import { createHash } from 'node:crypto';
 import type pino from 'pino';
 import { type Obj, isObj, obj, str } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
 import { type DeliveryOptions, JournalQueue, type QueueChannel, type Waiting, messageOf } from '../delivery/journal-queue.js';
+import type { JournalRecord } from '../journal/types.js';
 import type { Sealed } from '../record-answer.js';
 import type { Register } from '../registers.js';
 import { fiscalTimeoutOf } from '../fiscal/authority.js';
@@ -23,6 +25,9 @@ import { loadEinvoice } from './store.js';
 
 /** Beyond the tax authority's timeout: time for the document to be made and handed over after the commit. */
 const SETTLE_MARGIN_MS = 10_000;
+
+/** Journal setting: the cursors of the registers there were at the first start have been set to their heads. */
+const CURSORS_SET = 'einvoice:cursors-set';
 
 /** A later delivery waits at least this long for the delivery system (no POS waits for it). */
 const LATER_TIMEOUT_MS = 15_000;
@@ -58,19 +63,25 @@ export class EinvoiceDelivery {
       },
       waits: (_reg, data) => asksEinvoice(data),
       answers: (_reg, data) => einvoiceAnswerOf(data)?.rsq,
-      deliverLater: (reg, w, data) => this.later(reg, w, data),
+      deliverLater: (reg, w, data, record) => this.later(reg, w, data, record),
     };
     this.queue = new JournalQueue(ctx, channel, options, log);
   }
 
   /**
-   * Before the first request: a register whose e-invoices were never looked at starts its cursor at its head, so
-   * that e-invoices made before delivery was configured are not sent now (they stay available by GET /export).
+   * Before the first request, once per journal: the registers there are start their cursors at their heads, so
+   * that e-invoices made before this service delivered any are not sent now (they stay available by GET
+   * /export). A register made later has no cursor until its first delivery and is scanned from its start: an
+   * invoice it journaled just before a crash (waiting for the tax authority, its e-invoice being made) is
+   * found after the restart instead of being passed by a cursor set at the head then.
    */
   async start(): Promise<void> {
-    for (const reg of this.ctx.registers.list()) {
-      const key = this.queue.cursorKey(reg.state.rn);
-      if ((await this.ctx.store.getSetting(key)) === undefined) await this.ctx.store.putSetting(key, String(reg.state.sq));
+    if ((await this.ctx.store.getSetting(CURSORS_SET)) === undefined) {
+      for (const reg of this.ctx.registers.list()) {
+        const key = this.queue.cursorKey(reg.state.rn);
+        if ((await this.ctx.store.getSetting(key)) === undefined) await this.ctx.store.putSetting(key, String(reg.state.sq));
+      }
+      await this.ctx.store.putSetting(CURSORS_SET, '1');
     }
     await this.queue.start();
   }
@@ -79,14 +90,25 @@ export class EinvoiceDelivery {
     return this.queue.close();
   }
 
-  private async send(reg: Register, endpoint: Endpoint, data: Obj, xml: string, ms: number): Promise<ProviderAnswer> {
+  /**
+   * The Idempotency-Key of an invoice: the register, its SQ and a digest of the instance's key id and the
+   * record's journal hash. RN and SQ alone repeat from shop to shop (every register is `def` by default) and
+   * after a journal is set up again, and the hash alone repeats in two new journals with the same invoice in the
+   * same second; a provider answering one account's repeated key with its first answer would then take a new
+   * invoice for another one already delivered.
+   */
+  private keyOf(rn: string, sq: number, hash: Buffer): string {
+    return `${rn}/${sq}/${createHash('sha256').update(`${this.ctx.signer.keyId}/${hash.toString('hex')}`).digest('hex').slice(0, 32)}`;
+  }
+
+  private async send(reg: Register, endpoint: Endpoint, data: Obj, xml: string, ms: number, key: string): Promise<ProviderAnswer> {
     const esr = obj(data, 'ESR') ?? {};
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${ms} ms`)), ms);
     try {
       const sent = postEinvoice({
         endpoint, xml, dd: str(esr, 'DD') ?? '', receiver: str(esr, 'DDto'), invoiceNumber: invoiceNumber(esr, obj(data, 'Fis')),
-        idempotencyKey: `${reg.state.rn}/${str(data, 'SQ') ?? ''}`, signal: controller.signal,
+        idempotencyKey: key, signal: controller.signal,
       });
       const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason instanceof Error ? controller.signal.reason : new Error('timeout')), { once: true }));
       return await Promise.race([sent, aborted]);
@@ -136,7 +158,7 @@ export class EinvoiceDelivery {
       }
       let answer: ProviderAnswer;
       try {
-        answer = await this.send(reg, endpoint, data, xml, ms);
+        answer = await this.send(reg, endpoint, data, xml, ms, this.keyOf(rn, sq, sealed.hash));
       } catch (e) {
         const reason = messageOf(e);
         this.queue.enqueue(rn, { sq, fn, since: str(data, 'TS') ?? '' }, reason);
@@ -160,7 +182,7 @@ export class EinvoiceDelivery {
   }
 
   /** A later delivery of a waiting invoice, with the e-invoice kept (or made again from the journal and the Cfg then in force). */
-  private async later(reg: Register, w: Waiting, data: Obj): Promise<{ refused: boolean }> {
+  private async later(reg: Register, w: Waiting, data: Obj, record: JournalRecord): Promise<{ refused: boolean }> {
     const rn = reg.state.rn;
     const esr = obj(data, 'ESR') ?? {};
     const dd = str(esr, 'DD') ?? '';
@@ -174,7 +196,7 @@ export class EinvoiceDelivery {
       return { refused: false };
     }
     const xml = (await loadEinvoice(this.ctx.dataDir, rn, w.sq)) ?? einvoiceXml({ ...data, SQ: String(w.sq) }, await cfgAt(this.ctx, reg, w.sq));
-    const answer = await this.send(reg, endpoint, { ...data, SQ: String(w.sq) }, xml, Math.max(LATER_TIMEOUT_MS, deliveryTimeoutOf(attributes)));
+    const answer = await this.send(reg, endpoint, { ...data, SQ: String(w.sq) }, xml, Math.max(LATER_TIMEOUT_MS, deliveryTimeoutOf(attributes)), this.keyOf(rn, w.sq, record.hash));
     await journalEinvoiceAnswer(this.ctx, reg, { rsq: w.sq, fn, dd }, this.outcomeOf(answer, endpoint, true));
     if (answer.ok) this.log?.info({ type: 'EINVOICE', rn, sq: w.sq, fn, dd, id: answer.id }, `e-invoice ${fn} delivered later`);
     else this.log?.warn({ type: 'EINVOICE', rn, sq: w.sq, fn, dd, reason: answer.reason }, `e-invoice ${fn} rejected when delivered later`);

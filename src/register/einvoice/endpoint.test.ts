@@ -10,8 +10,17 @@ describe('the endpoint of an e-invoice', () => {
   const all = attrs('eDoc_Url=https://ap.example/prod eDoc_Token=P eDoc_TestUrl=https://ap.example/test eDoc_TestToken=T eDoc_Url_DE=https://zre.example/de eDoc_Url_NL-TEST=https://nl.example/test eDoc_Token_NL-TEST=N');
 
   it('a production DD takes its own eDoc_Url_<DD>, else eDoc_Url, with eDoc_Token', () => {
-    assert.deepEqual(endpointOf(all, 'DE', false), { url: 'https://zre.example/de', attribute: 'eDoc_Url_DE', test: false, token: 'P' });
     assert.deepEqual(endpointOf(all, 'PEPPOL', false), { url: 'https://ap.example/prod', attribute: 'eDoc_Url', test: false, token: 'P' });
+    const sameHost = attrs('eDoc_Url=https://ap.example/prod eDoc_Token=P eDoc_Url_DE=https://ap.example/de');
+    assert.deepEqual(endpointOf(sameHost, 'DE', false), { url: 'https://ap.example/de', attribute: 'eDoc_Url_DE', test: false, token: 'P' });
+  });
+
+  it('the general token goes only to the general endpoint\'s host: an own endpoint elsewhere gets its own token or none', () => {
+    assert.deepEqual(endpointOf(all, 'DE', false), { url: 'https://zre.example/de', attribute: 'eDoc_Url_DE', test: false });
+    const own = attrs('eDoc_Url=https://ap.example/prod eDoc_Token=P eDoc_Url_DE=https://zre.example/de eDoc_Token_DE=Z');
+    assert.deepEqual(endpointOf(own, 'DE', false), { url: 'https://zre.example/de', attribute: 'eDoc_Url_DE', test: false, token: 'Z' });
+    const test = attrs('eDoc_TestUrl=https://ap.example/test eDoc_TestToken=T eDoc_Url_NL-TEST=https://other.example/nl');
+    assert.deepEqual(endpointOf(test, 'NL-TEST', false), { url: 'https://other.example/nl', attribute: 'eDoc_Url_NL-TEST', test: true });
   });
 
   it('a DD with a suffix is the test system: its own attribute, else eDoc_TestUrl with eDoc_TestToken', () => {
@@ -27,6 +36,14 @@ describe('the endpoint of an e-invoice', () => {
   it('an instance that is a test system (EFR_testCloud) sends every e-invoice to the test system', () => {
     const cloud = attrs('EFR_testCloud eDoc_Url=https://ap.example/prod eDoc_TestUrl=https://ap.example/test');
     assert.equal((endpointOf(cloud, 'AT', false) as { url: string }).url, 'https://ap.example/test');
+  });
+
+  it('a register reporting to the tax authority\'s test system (Fiscal_Test) is a test installation: never to production', () => {
+    const trial = attrs('Fiscal_Test eDoc_Url=https://ap.example/prod');
+    assert.deepEqual(endpointOf(trial, 'NL', false), { missing: ['eDoc_Url_NL-TEST', 'eDoc_TestUrl'], test: true });
+    const both = attrs('Fiscal_Test=1 eDoc_Url=https://ap.example/prod eDoc_TestUrl=https://ap.example/test');
+    assert.equal((endpointOf(both, 'NL', false) as { url: string }).url, 'https://ap.example/test');
+    assert.equal((endpointOf(attrs('Fiscal_Test=false eDoc_Url=https://ap.example/prod'), 'NL', false) as { url: string }).url, 'https://ap.example/prod');
   });
 
   it('none configured: the attributes that would name one', () => {
@@ -45,6 +62,7 @@ describe('the endpoint of an e-invoice', () => {
     assert.doesNotThrow(() => checkEinvoiceAttributes(attrs('eDoc_Url=https://ap.example/x eDoc_TestUrl=http://127.0.0.1:9/x eDoc_Timeout=800')));
     assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_Url_DE=http://zre.example/x')), (e: unknown) => e instanceof FiscalError && /edoc_url_de/.test(e.message));
     assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_TestUrl')), FiscalError);
+    assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_Url=https://user:pass-word@ap.example/x')), (e: unknown) => e instanceof FiscalError && /credentials/.test(e.message) && !JSON.stringify(e).includes('pass-word') && !e.message.includes('pass-word'));
     assert.throws(() => checkEinvoiceAttributes(attrs('eDoc_Timeout=soon')), FiscalError);
   });
 });

@@ -10,6 +10,7 @@ import type { ExportFile } from '../fiscal/module.js';
 import type { JournalRecord } from '../journal/types.js';
 import type { Sealed } from '../record-answer.js';
 import type { Register } from '../registers.js';
+import { cfgAt } from '../render/receipt-source.js';
 import { asksEinvoice, withEinvoiceAnswer } from './answers.js';
 import { einvoiceXml } from './index.js';
 import { loadEinvoice, saveEinvoice } from './store.js';
@@ -82,7 +83,8 @@ export async function einvoiceExport(ctx: ServiceContext, reg: Register, q: Read
   const record = await recordOf(ctx, reg, q);
   const data = JSON.parse(record.data) as Obj;
   if (!asksEinvoice(data)) throw new FiscalError('#NOT_FOUND', { value: `e-invoice of SQ ${record.sq}: the transaction is not an invoice with ESR.DD` });
-  const xml = (await loadEinvoice(ctx.dataDir, reg.state.rn, record.sq)) ?? einvoiceXml({ ...data, SQ: String(record.sq) }, reg.state.cfg);
+  // a lost file is made again with the Cfg in force at the invoice, as its later delivery makes it: the document delivered
+  const xml = (await loadEinvoice(ctx.dataDir, reg.state.rn, record.sq)) ?? einvoiceXml({ ...data, SQ: String(record.sq) }, await cfgAt(ctx, reg, record.sq));
   const name = (record.fn ?? `${record.tl ?? ''}-${record.tt ?? ''}-${record.tn ?? ''}`).replace(/[^A-Za-z0-9._-]/g, '_');
   return { body: Buffer.from(xml, 'utf8'), file: `einvoice-${name}.xml`, contentType: 'application/xml' };
 }

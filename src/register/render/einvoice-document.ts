@@ -16,10 +16,16 @@ export interface EinvoiceDocument {
   number: string;
 }
 
+/** Whether a receipt record has an e-invoice: a fiscal invoice with ESR.DD (not a training or non-fiscal one). */
+export function hasEinvoice(record: ReceiptRecord): boolean {
+  const esr = obj(record.data, 'ESR');
+  return record.type === 'Tra' && esr !== undefined && wantsEinvoice(esr, classify(esr));
+}
+
 /** The e-invoice of a receipt record (an invoice with ESR.DD); undefined for any other record. */
 export function einvoiceOfRecord(record: ReceiptRecord, cfg: Obj): EinvoiceDocument | undefined {
   const esr = obj(record.data, 'ESR');
-  if (record.type !== 'Tra' || !esr || !wantsEinvoice(esr, classify(esr))) return undefined;
+  if (!esr || !hasEinvoice(record)) return undefined;
   // a journaled ESR names each position's tax group in its TaxA, so no country's letter table is needed
   return { xml: einvoiceDocument({ _: 'Tra', ...record.data }, cfg, {}), number: invoiceNumber(esr, obj(record.data, 'Fis')) };
 }

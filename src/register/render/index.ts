@@ -28,4 +28,4 @@ export { receiptPdf } from './receipt-pdf.js';
 export { type QrImageOptions, qrPngDataUrl } from './qr/index.js';
 export { REGISTER_HANDLE_LENGTH, TRANSACTION_HANDLE_LENGTH, transactionHandle } from './qr/document-handle.js';
 export { type Sealed, answerOf } from '../record-answer.js';
-export { type EinvoiceDocument, einvoiceOfRecord } from './einvoice-document.js';
+export { type EinvoiceDocument, einvoiceOfRecord, hasEinvoice } from './einvoice-document.js';
