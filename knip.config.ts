@@ -37,7 +37,7 @@ const config: KnipConfig = {
   project: ['src/**/*.ts!', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.mjs'],
   ignoreDependencies: strict ? loadedByName : [],
   // Tests run Debian's tools: openssl, xmllint, poppler's pdf* and java (Saxon-HE for the e-invoice rules)
-  // are installed by .ci/run, mount and umount (the disk-full test) come with the base system. They are no
+  // are installed by .ci/run, mount and umount (the disk-full test) and coreutils' base32 come with the base system. They are no
   // npm packages to list.
   ignoreBinaries: ['openssl', 'xmllint', 'pdftotext', 'pdftoppm', 'pdffonts', 'java', 'mount', 'umount', 'base32'],
 };
