@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { decodeXmlBytes } from '../../codec/xml-text.js';
 import { type ChainReport, type ChainVerifyOptions, describeChainReport, isCanonicalBase64, verifyChains } from '../saft-cash-register/chain.js';
-import { type ExportFiles, readExportInput, readExportZip } from '../saft-cash-register/export-input.js';
+import { type ExportWithKeys, readExportInput, readExportZipWithKeys } from '../saft-cash-register/export-input.js';
 import { keyFingerprint, readPinnedKeys } from '../saft-cash-register/pinned-keys.js';
 import { PREVIOUS_SIGNATURE_FILE, parsePreviousSignatures, previousBeside } from '../saft-cash-register/previous-signature.js';
 import { readSaftCashRegisters } from '../saft-cash-register/read-registers.js';
@@ -162,20 +162,9 @@ export function describeNoReport(r: NoVerifyReport): string {
   });
 }
 
-interface Inputs extends ExportFiles {
-  /** the PEM text of a key version */
-  pemFor(version: string): string | undefined;
-  where: string;
-}
+type Inputs = ExportWithKeys;
 
-async function readZip(path: string): Promise<Inputs | string> {
-  const pems = new Map<string, string>();
-  const files = await readExportZip(path, async (name, read) => {
-    const key = KEY_FILE.exec(name);
-    if (key) pems.set(key[1] as string, (await read()).toString('utf8'));
-  }, true);
-  return typeof files === 'string' ? files : { ...files, pemFor: (v) => pems.get(v), where: 'in the zip' };
-}
+const readZip = (path: string): Promise<Inputs | string> => readExportZipWithKeys(path, KEY_FILE);
 
 /** The PEM of a key version from the files beside a bare XML file, read when first asked for. */
 function keysBeside(path: string): (version: string) => string | undefined {

@@ -41,6 +41,23 @@ export async function readExportZip(
   }
 }
 
+/** An export with the public keys it carries, and where they were found (for the verifier's report). */
+export interface ExportWithKeys extends ExportFiles {
+  /** the PEM text of a key, by the id its file name gives */
+  pemFor(id: string): string | undefined;
+  where: string;
+}
+
+/** Reads an export zip with the public keys beside its XML file: files named as `keyFile` says (its group 1 is the key's id). */
+export async function readExportZipWithKeys(path: string, keyFile: RegExp): Promise<ExportWithKeys | string> {
+  const pems = new Map<string, string>();
+  const files = await readExportZip(path, async (name, read) => {
+    const id = keyFile.exec(name)?.[1];
+    if (id !== undefined) pems.set(id, (await read()).toString('utf8'));
+  }, true);
+  return typeof files === 'string' ? files : { ...files, pemFor: (id) => pems.get(id), where: 'in the zip' };
+}
+
 /**
  * Reads what `efr verify` is given: an export zip (`zip`) or a bare XML file (`bare`, with its bytes);
  * a text saying what is wrong otherwise.

@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { decodeXmlBytes } from '../../codec/xml-text.js';
 import { type ChainReport, type ChainVerifyOptions, describeChainReport, isCanonicalBase64, verifyChains } from '../saft-cash-register/chain.js';
-import { type ExportFiles, readExportInput, readExportZip } from '../saft-cash-register/export-input.js';
+import { type ExportWithKeys, readExportInput, readExportZipWithKeys } from '../saft-cash-register/export-input.js';
 import { type PinnedKey, keyFingerprint, readPinnedKey } from '../saft-cash-register/pinned-keys.js';
 import { PREVIOUS_SIGNATURE_FILE, parsePreviousSignatures, previousBeside } from '../saft-cash-register/previous-signature.js';
 import type { VerifyOutcome } from '../verifiers.js';
@@ -159,19 +159,9 @@ export function describeSeReport(r: SeVerifyReport): string {
   return [chain, `  copies: ${r.copies} copy signatures verify`, ...r.copiesUnchecked.map((u) => `  note: ${u}; not checked`)].join('\n');
 }
 
-interface Inputs extends ExportFiles {
-  pemFor(id: string): string | undefined;
-  where: string;
-}
+type Inputs = ExportWithKeys;
 
-async function readZip(path: string): Promise<Inputs | string> {
-  const pems = new Map<string, string>();
-  const files = await readExportZip(path, async (name, read) => {
-    const key = KEY_FILE.exec(name);
-    if (key) pems.set(key[1] as string, (await read()).toString('utf8'));
-  }, true);
-  return typeof files === 'string' ? files : { ...files, pemFor: (id) => pems.get(id), where: 'in the zip' };
-}
+const readZip = (path: string): Promise<Inputs | string> => readExportZipWithKeys(path, KEY_FILE);
 
 /** The PEM of a control unit's key beside a file (`control-unit-<id>.pem`), read when first asked for. */
 export function keysBeside(path: string): (id: string) => string | undefined {
