@@ -296,9 +296,7 @@ function withFisQr(answer: CachedResponse, fisQr: string | undefined): CachedRes
   try {
     return { ...answer, body: { ...answer.body, Fis: { ...fis, QR: fisQrImage(code, fisQr) } } };
   } catch (e) {
-    const result = isObj(answer.body.Result) ? answer.body.Result : {};
-    const warnings = [...(Array.isArray(result.Warning) ? result.Warning : []), `Fis_QR: ${e instanceof Error ? e.message : String(e)}`];
-    return { ...answer, body: { ...answer.body, Result: { ...result, Warning: warnings } } };
+    return withWarning(answer, `Fis_QR: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
@@ -443,7 +441,7 @@ function withAuthorityNote(answer: CachedResponse, note: OnlineOutcome | undefin
   return { ...answer, body: { ...answer.body, Result: { ...result, ErrorCode: note.errorCode, UserMessage: message(note.errorCode, lang, note.params) } } };
 }
 
-/** A warning about what followed the commit (the e-invoice not delivered) in the Result of an OK answer. */
+/** A warning about what followed the commit (the e-invoice not delivered, the QR image not made) in the Result of an OK answer. */
 function withWarning(answer: CachedResponse, warning: string | undefined): CachedResponse {
   if (warning === undefined) return answer;
   const result = isObj(answer.body.Result) ? answer.body.Result : { RC: 'OK' };

@@ -8,13 +8,11 @@
  * carries no control unit key: it is given with --key (the SAF-T export has it), or lies beside the zip as
  * `control-unit-<id>.pem`.
  */
-import * as nodeCrypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
-import type { Entry } from 'yauzl';
 import { openPromise } from 'yauzl';
-import { compareJouNames, describeReport, verifyJournalFiles } from '../../journal/export/verify-core.js';
-import { readText } from '../../journal/export/verify-zip.js';
+import { describeReport } from '../../journal/export/verify-core.js';
+import { verifyZip } from '../../journal/export/verify-zip.js';
 import { type Obj, str } from '../../codec/index.js';
 import { signedAmounts } from '../saft-cash-register/cash-transaction.js';
 import type { PinnedKey } from '../saft-cash-register/pinned-keys.js';
@@ -104,43 +102,18 @@ export function swedishFileOfRecords(records: readonly Fields[]): SeFile | strin
 
 /** Verifies a journal export zip: the journal, then the control unit's signatures with `keyFor` and the pinned keys. */
 export async function verifySwedishJournal(path: string, keyFor: (id: string) => KeyObject | string, pinned: readonly PinnedKey[]): Promise<VerifyOutcome> {
-  const zip = await openPromise(path, { lazyEntries: true, autoClose: false });
-  try {
-    const entries = new Map<string, Entry>();
-    for await (const entry of zip.eachEntry()) if (!entry.fileName.endsWith('/')) entries.set(entry.fileName, entry);
-    const text = async (name: string): Promise<string> => {
-      const e = entries.get(name);
-      return e ? readText(zip, e) : '';
-    };
-    const names = [...entries.keys()].filter((n) => n.endsWith('.jou') && !n.includes('/')).sort(compareJouNames);
-    const files: Array<{ name: string; text: string }> = [];
-    for (const name of names) files.push({ name, text: await text(name) });
-    const journal = await verifyJournalFiles(files, await text('manifest.json'), await text('public.pem'), nodeCrypto);
-    const records: Fields[] = [];
-    for (const f of files) {
-      let list: unknown;
-      try {
-        list = JSON.parse(f.text);
-      } catch {
-        continue;
-      }
-      if (!Array.isArray(list)) continue;
-      for (const r of list as Array<{ data?: unknown }>) {
-        if (typeof r.data !== 'string') continue;
-        try {
-          records.push(JSON.parse(r.data) as Fields);
-        } catch {
-          // the journal check names a record that is not JSON
-        }
-      }
+  const records: Fields[] = [];
+  const journal = await verifyZip(path, (r) => {
+    try {
+      records.push(JSON.parse(r.data) as Fields);
+    } catch {
+      // the journal check names a record that is not JSON
     }
-    const file = swedishFileOfRecords(records);
-    if (typeof file === 'string') return { ok: false, text: `journal: ${describeReport(journal)}\ncontrol unit: BROKEN: ${file}` };
-    const report = verifySwedishFile(file, keyFor, { pinned });
-    return { ok: journal.ok && report.ok, text: `journal: ${describeReport(journal)}\ncontrol unit: ${describeSeReport(report)}` };
-  } finally {
-    zip.close();
-  }
+  });
+  const file = swedishFileOfRecords(records);
+  if (typeof file === 'string') return { ok: false, text: `journal: ${describeReport(journal)}\ncontrol unit: BROKEN: ${file}` };
+  const report = verifySwedishFile(file, keyFor, { pinned });
+  return { ok: journal.ok && report.ok, text: `journal: ${describeReport(journal)}\ncontrol unit: ${describeSeReport(report)}` };
 }
 
 /** `efr verify --country se [--key <pem>]... <jou.zip>`: the keys from --key, or beside the zip. */

@@ -6,20 +6,13 @@
  * the SHA-1 of that PKP. The text names the first receipt that does not verify, and the SHA-256 fingerprint
  * of every key that signed, for the auditor to compare with the certificates the register was issued.
  */
-import { type Entry, openPromise } from 'yauzl';
 import { fmt, parseDec, round } from '../../../shared/money.js';
 import { type Obj, isObj, str } from '../../codec/index.js';
-import { compareJouNames, describeReport } from '../../journal/export/verify-core.js';
-import { readText, verifyZip } from '../../journal/export/verify-zip.js';
+import { describeReport } from '../../journal/export/verify-core.js';
+import { verifyZip } from '../../journal/export/verify-zip.js';
 import { type PinnedKey, readPinnedKeys } from '../saft-cash-register/pinned-keys.js';
 import type { VerifyOutcome } from '../verifiers.js';
 import { okpOf, pkpVerifies, type PkpFields } from './pkp.js';
-
-interface JouRecord {
-  SQ: number;
-  _: string;
-  data: string;
-}
 
 /** The PKP fields of a journaled receipt, or why they cannot be read. */
 export function pkpFieldsOfRecord(data: Obj): PkpFields | string {
@@ -49,35 +42,33 @@ export async function verifySlovakJournal(path: string, options: { keys?: readon
   const keys = readPinnedKeys(options.keys ?? []);
   if (typeof keys === 'string') return { ok: false, text: keys };
   if (keys.length === 0) return { ok: false, text: "give the register's authentication certificate with --key <certificate.pem>: the PKPs are checked with its public key" };
+  let receipts = 0;
+  const used = new Map<string, PinnedKey>();
+  /** the first receipt that fails, named after the journal's own check */
+  let broken: string | undefined;
   let chain;
   try {
-    chain = await verifyZip(path);
+    chain = await verifyZip(path, (r) => {
+      if (broken !== undefined || r._ !== 'Tra') return;
+      let data: Obj;
+      try {
+        data = JSON.parse(r.data) as Obj;
+      } catch {
+        return;
+      }
+      if (!isObj(data.Fis) || str(data.Fis, 'PKP') === undefined) return;
+      const result = checkReceipt(data, keys);
+      if (typeof result === 'string') broken = `BROKEN at SQ ${r.SQ} (receipt ${str(data.Fis, 'FN') ?? '?'}): ${result}`;
+      else {
+        used.set(result.fingerprint, result);
+        receipts += 1;
+      }
+    });
   } catch (e) {
     return { ok: false, text: `cannot read ${path} as a zip: ${e instanceof Error ? e.message : String(e)}` };
   }
   if (!chain.ok) return { ok: false, text: describeReport(chain) };
-  const zip = await openPromise(path, { lazyEntries: true, autoClose: false });
-  let receipts = 0;
-  const used = new Map<string, PinnedKey>();
-  try {
-    const entries: Entry[] = [];
-    for await (const entry of zip.eachEntry()) if (entry.fileName.endsWith('.jou')) entries.push(entry);
-    entries.sort((a, b) => compareJouNames(a.fileName.split('/').pop() ?? '', b.fileName.split('/').pop() ?? ''));
-    for (const entry of entries) {
-      const records = JSON.parse(await readText(zip, entry)) as JouRecord[];
-      for (const r of records) {
-        if (r._ !== 'Tra') continue;
-        const data = JSON.parse(r.data) as Obj;
-        if (!isObj(data.Fis) || str(data.Fis, 'PKP') === undefined) continue;
-        const result = checkReceipt(data, keys);
-        if (typeof result === 'string') return { ok: false, text: `BROKEN at SQ ${r.SQ} (receipt ${str(data.Fis, 'FN') ?? '?'}): ${result}` };
-        used.set(result.fingerprint, result);
-        receipts += 1;
-      }
-    }
-  } finally {
-    zip.close();
-  }
+  if (broken !== undefined) return { ok: false, text: broken };
   const signers = [...used.values()].map((k) => `  ${k.label}: SHA-256 ${k.fingerprint}`).join('\n');
   return { ok: true, text: `${describeReport(chain)}\nOK: ${receipts} eKasa receipts, every PKP verifies and every OKP is the SHA-1 of its PKP${signers ? `\nsigned by:\n${signers}` : ''}` };
 }

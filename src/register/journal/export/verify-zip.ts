@@ -14,12 +14,32 @@ export async function readText(zip: ZipFile, entry: Entry): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** One record line of a .jou file as GET /export?type=jou writes it. */
+export interface JouLine {
+  SQ: number;
+  _: string;
+  data: string;
+}
+
+/** The record lines of one .jou file's text (none when it is not the expected JSON: the verification names that). */
+function linesOf(text: string): JouLine[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(list)) return [];
+  return (list as Array<Partial<JouLine>>).filter((r): r is JouLine => typeof r.data === 'string' && typeof r.SQ === 'number' && typeof r._ === 'string');
+}
+
 /**
  * Reads the zip's manifest.json, public.pem and NNNN.jou files (at its root, or in the one folder
  * that holds manifest.json when the export was unzipped and zipped again) and verifies them, one
- * .jou file in memory at a time. Throws only when the file cannot be read as a zip.
+ * .jou file in memory at a time; `onRecord` sees every record line on the way, in SQ order, for the checks a
+ * country's verifier adds. Throws only when the file cannot be read as a zip.
  */
-export async function verifyZip(path: string): Promise<VerifyReport> {
+export async function verifyZip(path: string, onRecord?: (line: JouLine) => void): Promise<VerifyReport> {
   const zip = await openPromise(path, { lazyEntries: true, autoClose: false });
   try {
     const entries = new Map<string, Entry>();
@@ -40,7 +60,10 @@ export async function verifyZip(path: string): Promise<VerifyReport> {
     async function* files(): AsyncGenerator<JournalFile> {
       for (const name of names) {
         const entry = at(name);
-        if (entry) yield { name, text: await readText(zip, entry) };
+        if (!entry) continue;
+        const text = await readText(zip, entry);
+        if (onRecord) for (const line of linesOf(text)) onRecord(line);
+        yield { name, text };
       }
     }
     return await verifyJournalFiles(files(), manifestText, publicKeyPem, nodeCrypto);
