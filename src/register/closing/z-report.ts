@@ -10,7 +10,7 @@
  */
 import { type Dec, add, cmp, dec, fmt, neg, parseDec, sign, significantScale, sum, allocate, ZERO } from '../../shared/money.js';
 import { type Obj, lines, obj, str } from '../codec/index.js';
-import { type BusinessKind, classify } from '../esr/business-case.js';
+import { type BusinessKind, classify, journaledFlags } from '../esr/business-case.js';
 import { type PositionInfo, analyzePositions, completeTax, isMod, isPos, resolveWithTaxA } from '../esr/tax.js';
 
 /** A count and a signed amount (decimal string with the precision of its inputs). */
@@ -168,7 +168,7 @@ function view(record: Obj): RecordView | undefined {
   const esr = obj(record, 'ESR');
   if (!esr) return undefined;
   const bc = str(record, 'BC');
-  const flags = (str(record, 'BCF') ?? '').split(/\s+/).filter(Boolean);
+  const flags = journaledFlags(record);
   const kind: BusinessKind = bc !== undefined && KINDS.has(bc) ? (bc as BusinessKind) : classify(esr).kind;
   const test = flags.includes('test') || str(esr, 'Test') === '1';
   const nonFiscalMark = Boolean(str(esr, 'NF') || str(esr, 'NFS'));

@@ -7,7 +7,7 @@
  */
 import { type Obj, isObj, obj, str } from '../codec/index.js';
 import type { ServiceContext } from '../context.js';
-import { classify } from '../esr/business-case.js';
+import { classify, journaledFlags } from '../esr/business-case.js';
 import { formatLocalDateTime } from '../esr/datetime.js';
 import type { JournalRecord } from '../journal/types.js';
 import { appendRecord } from '../record-writer.js';
@@ -45,7 +45,7 @@ export function einvoiceRef(rsq: number): string {
 export function asksEinvoice(data: Obj): boolean {
   const esr = data.ESR;
   // the journaled flags first: /find asks this of every record it shows
-  if (!(str(data, 'BCF') ?? '').split(' ').includes('einvoice')) return false;
+  if (!journaledFlags(data).includes('einvoice')) return false;
   return str(data, '_') === 'Tra' && isObj(esr) && wantsEinvoice(esr, classify(esr));
 }
 

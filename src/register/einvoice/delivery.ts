@@ -22,6 +22,7 @@ import { type Endpoint, deliveryConfigured, deliveryTimeoutOf, endpointOf } from
 import { einvoiceXml, invoiceNumber } from './index.js';
 import { type ProviderAnswer, postEinvoice } from './provider-client.js';
 import { loadEinvoice } from './store.js';
+import { journaledFlags } from '../esr/business-case.js';
 
 /** Beyond the tax authority's timeout: time for the document to be made and handed over after the commit. */
 const SETTLE_MARGIN_MS = 10_000;
@@ -39,8 +40,7 @@ export interface EinvoiceOutcome {
 }
 
 function isTest(data: Obj): boolean {
-  const bcf = str(data, 'BCF') ?? '';
-  return bcf.split(' ').includes('test') || str(obj(data, 'ESR') ?? {}, 'Test') === '1';
+  return journaledFlags(data).includes('test') || str(obj(data, 'ESR') ?? {}, 'Test') === '1';
 }
 
 export class EinvoiceDelivery {

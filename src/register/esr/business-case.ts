@@ -29,6 +29,11 @@ function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined 
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
+/** The business case flags a journaled record carries (`BCF`, written by the pipeline as the flags joined by spaces). */
+export function journaledFlags(record: Obj): string[] {
+  return (str(record, 'BCF') ?? '').split(/\s+/).filter(Boolean);
+}
+
 export function classify(esr: Obj): BusinessCase {
   const flags = new Set<string>();
   const positions = lines(esr, 'PosA').filter(isPos);

@@ -11,6 +11,7 @@ import type { AuthorityPort, DeliveryInput, DeliveryResult } from '../authority.
 import { endpointOf, invoiceUrl, postJson } from './endpoint.js';
 import { invoiceRequest, jsonText } from './invoice.js';
 import { parseFursAnswer, signFursJws, tokenBody } from './jws.js';
+import { journaledFlags } from '../../esr/business-case.js';
 
 const verifyKeys = new Map<string, string>();
 
@@ -38,7 +39,7 @@ export class FursAuthority implements AuthorityPort {
   reports(data: Obj): boolean {
     const fis = data.Fis;
     if (str(data, '_') !== undefined && str(data, '_') !== 'Tra') return false;
-    if ((str(data, 'BCF') ?? '').split(' ').includes('test')) return false;
+    if (journaledFlags(data).includes('test')) return false;
     return isObj(fis) && Boolean(str(fis, 'ZOI'));
   }
 

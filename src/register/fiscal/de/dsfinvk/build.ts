@@ -14,7 +14,7 @@
 import i18nCountries from 'i18n-iso-countries';
 import { type Dec, ZERO, add, allocate, dec, div, eq, fmt, parseDec, sign, sub, taxOfGross, taxOfNet } from '../../../../shared/money.js';
 import { type Obj, isObj, lines, obj, str } from '../../../codec/index.js';
-import { type BusinessCase, type BusinessKind, classify } from '../../../esr/business-case.js';
+import { type BusinessCase, type BusinessKind, classify, journaledFlags } from '../../../esr/business-case.js';
 import { type PositionInfo, analyzePositions, qtyOf, resolveWithTaxA } from '../../../esr/tax.js';
 import type { JournalRecord, JournalStore } from '../../../journal/types.js';
 import { CsvTable, type Row } from '../gdpdu/csv.js';
@@ -335,7 +335,7 @@ export async function buildDsfinvk(src: DsfinvkSource): Promise<DsfinvkTables> {
       if (tid !== undefined && log) startLogs.set(tid, log.signatureCreationTime);
       continue;
     }
-    const bc: BusinessCase = { kind: (str(data, 'BC') as BusinessKind | undefined) ?? classify(esr).kind, flags: (str(data, 'BCF') ?? '').split(' ').filter(Boolean), fiscal: false };
+    const bc: BusinessCase = { kind: (str(data, 'BC') as BusinessKind | undefined) ?? classify(esr).kind, flags: journaledFlags(data), fiscal: false };
     bc.fiscal = !str(esr, 'NFS') && !str(esr, 'NF') && bc.kind !== 'training';
     if (r.type === 'Tra' && bc.kind === 'closing' && !bc.flags.includes('test')) {
       const fz = obj(fis, 'Z');
