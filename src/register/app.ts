@@ -34,6 +34,7 @@ import { backupRoutes } from './routes/backup.js';
 import { serviceRoutes } from './routes/service.js';
 import { peripheralRoutes } from './routes/peripherals.js';
 import { interim102Hook } from './maintenance/interim-102.js';
+import { lazyRequestLogger } from './logs/request-logger.js';
 
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -70,6 +71,7 @@ export function buildApp(ctx: ServiceContext, logger?: FastifyBaseLogger): Fasti
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: BODY_LIMIT,
     routerOptions: { querystringParser: parseQuery, caseSensitive: true, ignoreTrailingSlash: true },
     return503OnClosing: false,
