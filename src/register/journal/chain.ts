@@ -2,7 +2,7 @@
  * The hash chain of a register's journal: each record's hash covers the previous record's hash
  * and the record's exact JSON text; the instance key signs that hash.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { verifySignature } from '../security/signer.js';
 import type { JournalRecord } from './types.js';
@@ -10,7 +10,8 @@ import type { JournalRecord } from './types.js';
 export const GENESIS = '0'.repeat(64);
 
 export function chainHash(prevHex: string, data: string): Buffer {
-  return createHash('sha256').update(prevHex).update('\n').update(data).digest();
+  // one-shot: cheaper than a Hash object for a record's few kilobytes
+  return hash('sha256', `${prevHex}\n${data}`, 'buffer');
 }
 
 export const PAYLOAD_VERSION = 'EFR1';
