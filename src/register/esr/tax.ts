@@ -45,6 +45,14 @@ function amountOf(line: Obj): Dec {
 }
 
 /** Which positions (by index into `positions`) a Mod's PN names; default the previous position. */
+/** The tax groups a position names: one letter as a rule, several separated by white space (method 3). */
+function taxGroupsOf(taxG: string | undefined): string[] {
+  if (taxG === undefined || taxG === '') return [];
+  // the common case without a regular expression: every position of every receipt passes here
+  if (!/\s/.test(taxG)) return [taxG];
+  return taxG.trim().split(/\s+/).filter(Boolean);
+}
+
 function modTargets(pnSpec: string | undefined, positions: PositionInfo[], byPn: ReadonlyMap<string, number[]>, previous: number, field: string): number[] {
   if (pnSpec === undefined || pnSpec.trim() === '') {
     if (previous < 0) throw new FiscalError('#MOD_TARGET', { field, value: '(previous position)' });
@@ -86,14 +94,15 @@ export function analyzePositions(posA: Obj[]): PositionInfo[] {
   posA.forEach((line, index) => {
     if (isPos(line)) {
       const amt = amountOf(line);
-      positions.push({ index, pn: str(line, 'PN') ?? String(positions.length + 1), amt, modified: amt, groups: (str(line, 'TaxG') ?? '').trim().split(/\s+/).filter(Boolean) });
+      positions.push({ index, pn: str(line, 'PN') ?? String(positions.length + 1), amt, modified: amt, groups: taxGroupsOf(str(line, 'TaxG')) });
     } else if (isMod(line)) {
       mods.push({ line, index, previous: positions.length - 1 });
     }
   });
   // PN -> positions (numeric PNs by their value, so "01" and "1" are the same position)
+  // only Mods look positions up by PN
   const byPn = new Map<string, number[]>();
-  positions.forEach((p, i) => {
+  if (mods.length > 0) positions.forEach((p, i) => {
     const key = /^\d+$/.test(p.pn) ? String(Number(p.pn)) : p.pn;
     const list = byPn.get(key) ?? [];
     list.push(i);

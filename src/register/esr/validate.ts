@@ -12,42 +12,51 @@ import { type FieldType, ESR_FIELDS, LINE_FIELDS, LINE_REQUIRED, LINE_TYPES_OF, 
 import { amountsPerTax, analyzePositions, articleKey, isMod, isPos, qtyOf, sumOf } from './tax.js';
 import type { BusinessCase } from './business-case.js';
 
-function checkValue(field: string, value: Value, type: FieldType): void {
+/**
+ * Where a field is, for the error only: `at` and `k`, or `at[index].k` for a line. Built when a check fails,
+ * not for every field of every request.
+ */
+function fieldName(at: string, index: number, k: string): string {
+  return index < 0 ? `${at}.${k}` : `${at}[${index}].${k}`;
+}
+
+function checkValue(at: string, index: number, k: string, value: Value, type: FieldType): void {
   if (typeof value !== 'string') {
-    throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value: Array.isArray(value) ? '[...]' : '{...}' });
+    throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value: Array.isArray(value) ? '[...]' : '{...}' });
   }
   if (typeof type === 'object') {
-    if (!type.enum.includes(value)) throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+    if (!type.enum.includes(value)) throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value });
     return;
   }
   switch (type) {
     case 'text':
       return;
     case 'money':
-      if (!parseDec(value)) throw new FiscalError('#INVALID_AMOUNT', { field, value });
+      if (!parseDec(value)) throw new FiscalError('#INVALID_AMOUNT', { field: fieldName(at, index, k), value });
       return;
     case 'decimal':
-      if (!parseDec(value)) throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+      if (!parseDec(value)) throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value });
       return;
     case 'int':
-      if (!/^-?\d{1,15}$/.test(value)) throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+      if (!/^-?\d{1,15}$/.test(value)) throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value });
       return;
     case 'bool':
-      if (value !== '0' && value !== '1') throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+      if (value !== '0' && value !== '1') throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value });
       return;
     case 'datetime':
-      if (!parseLocalDateTime(value)) throw new FiscalError('#INVALID_DATE', { field, value });
+      if (!parseLocalDateTime(value)) throw new FiscalError('#INVALID_DATE', { field: fieldName(at, index, k), value });
       return;
     case 'date':
-      if (!isDate(value)) throw new FiscalError('#INVALID_TYPE', { field, expected: describe(type), value });
+      if (!isDate(value)) throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value });
       return;
   }
 }
 
-function checkFields(prefix: string, o: Obj, table: Readonly<Record<string, FieldType>>): void {
+/** The fields of `o` (at `at`, or line `index` of the container `at`) against their types. */
+function checkFields(at: string, index: number, o: Obj, table: Readonly<Record<string, FieldType>>): void {
   for (const k in o) {
     const type = table[k];
-    if (type !== undefined) checkValue(`${prefix}.${k}`, o[k] as Value, type);
+    if (type !== undefined) checkValue(at, index, k, o[k] as Value, type);
   }
 }
 
@@ -59,7 +68,7 @@ export function checkShape(root: string, body: Obj): Obj {
   const esr = body.ESR;
   if (!isObj(esr)) throw new FiscalError('#MISSING_FIELD', { field: `${root}.ESR` });
   if (esr.FN !== undefined) throw new FiscalError('#FN_GIVEN');
-  checkFields('ESR', esr, ESR_FIELDS);
+  checkFields('ESR', -1, esr, ESR_FIELDS);
   for (const key of ['Ctm', 'SESR']) {
     if (esr[key] !== undefined && !isObj(esr[key])) {
       throw new FiscalError('#INVALID_TYPE', { field: `ESR.${key}`, expected: 'an object', value: String(esr[key]) });
@@ -79,22 +88,22 @@ export function checkShape(root: string, body: Obj): Obj {
       throw new FiscalError('#INVALID_VALUE', { field: `ESR.${container}`, detail: `at most ${MAX_LINES} lines, got ${arr.length}` });
     }
     const defaultType = allowed[0] as string;
+    const at = `ESR.${container}`;
     arr.forEach((line, i) => {
-      const field = `ESR.${container}[${i}]`;
-      if (!isObj(line)) throw new FiscalError('#INVALID_TYPE', { field, expected: 'an object', value: String(line) });
+      if (!isObj(line)) throw new FiscalError('#INVALID_TYPE', { field: `${at}[${i}]`, expected: 'an object', value: String(line) });
       if (line._ === undefined) line._ = defaultType;
       const type = str(line, '_') ?? '';
       if (!allowed.includes(type)) {
-        throw new FiscalError('#INVALID_TYPE', { field: `${field}._`, expected: `one of ${allowed.join(', ')}`, value: type });
+        throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, i, '_'), expected: `one of ${allowed.join(', ')}`, value: type });
       }
-      checkFields(field, line, LINE_FIELDS[type] ?? {});
+      checkFields(at, i, line, LINE_FIELDS[type] ?? {});
       let required = type === 'Pos' && str(line, 'PTY') === 'Mod' ? (LINE_REQUIRED.Mod ?? []) : (LINE_REQUIRED[type] ?? []);
       // a Portuguese exemption code stands for the tax group (0 %): the spec's alternative to TaxG
       const exemption = type === 'Pos' ? str(line, 'PT_TaxExemptionCode')?.trim() : undefined;
-      if (exemption && !/^M\d{2}$/.test(exemption)) throw new FiscalError('#INVALID_VALUE', { field: `${field}.PT_TaxExemptionCode`, detail: `an exemption code M01..M99, got "${exemption}"` });
+      if (exemption && !/^M\d{2}$/.test(exemption)) throw new FiscalError('#INVALID_VALUE', { field: fieldName(at, i, 'PT_TaxExemptionCode'), detail: `an exemption code M01..M99, got "${exemption}"` });
       if (exemption) required = required.filter((r) => r !== 'TaxG');
       for (const r of required) {
-        if ((str(line, r) ?? '').trim() === '') throw new FiscalError('#MISSING_FIELD', { field: `${field}.${r}` });
+        if ((str(line, r) ?? '').trim() === '') throw new FiscalError('#MISSING_FIELD', { field: fieldName(at, i, r) });
       }
     });
     esr[container] = arr;
@@ -132,7 +141,8 @@ export function checkRules(esr: Obj, ctx: RuleContext): void {
   // line voids: a voided line takes back (negative amount) an earlier position of this receipt, no more
   // of it than is left, in quantity and in amount
   const sold = new Map<string, { qty: Dec; amt: Dec }>();
-  posA.forEach((line, i) => {
+  // only a receipt with a voided line needs what was sold before it
+  if (posA.some((line) => str(line, 'Void') === '1')) posA.forEach((line, i) => {
     if (!isPos(line)) return;
     const key = articleKey(line);
     const q = qtyOf(line);
