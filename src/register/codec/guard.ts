@@ -96,6 +96,11 @@ export function checkName(name: string, format: Format, path: Path): void {
   }
 }
 
+/** Whether a text holds a character checkText refuses (one scan of a whole body). */
+export function hasBadText(text: string): boolean {
+  return BAD_TEXT.test(text);
+}
+
 export function checkText(text: string, format: Format, path: Path): void {
   if (BAD_TEXT.test(text)) throw refuse(format, `${pathText(path)} contains a control character`);
 }

@@ -57,6 +57,24 @@ describe('decodeJson', () => {
     assert.deepEqual(posA.map((l) => l._), ['Lin', 'Pos', 'Mod', 'Lin', 'Pos']);
   });
 
+  test('a control character or non-character in any string is refused, escaped or raw, with its path', () => {
+    const bodies = [
+      '{"Tra":{"ESR":{"TN":"7\\u0001","PosA":[{"_":"Pos","Dsc":"a"}]}}}',
+      '{"Tra":{"ESR":{"TN":"7","PosA":[{"_":"Pos","Dsc":"a\\b"}]}}}',
+      '{"Tra":{"ESR":{"TN":"7","PosA":[{"_":"Pos","Dsc":"a\uFFFF"}]}}}',
+      '{"Tra":{"ESR":{"TN":"7\\"","PosA":[{"_":"Pos","Dsc":"a\uFFFE"}]}}}',
+    ];
+    const paths = ['Tra.ESR.TN', 'Tra.ESR.PosA[0].Dsc', 'Tra.ESR.PosA[0].Dsc', 'Tra.ESR.PosA[0].Dsc'];
+    bodies.forEach((body, i) => {
+      const e = fiscalError(() => decodeJson(body));
+      assert.equal(e.code, '#MALFORMED', body);
+      assert.match(e.message, new RegExp(`${(paths[i] ?? '').replace(/[.[\]]/g, '\\$&')} contains a control character`), body);
+    });
+    // tab, line feed and carriage return are text; an escaped quote or backslash is no control character
+    const ok = decodeJson('{"Tra":{"ESR":{"TN":"7","PosA":[{"_":"Pos","Dsc":"a\\tb\\n\\"c\\\\"}]}}}');
+    assert.deepEqual(ok.body, { ESR: { TN: '7', PosA: [{ _: 'Pos', Dsc: 'a\tb\n"c\\' }] } });
+  });
+
   test('malformed JSON gives #MALFORMED', () => {
     for (const bad of ['{"Tra":', '{"Tra":{}} trailing', 'not json', '[{"Tra":{}}]', '"Tra"', '42', 'null', '{"Tra":1}', '{"Tra":"x"}', '{"Tra":[]}', '{}', '{"Tra":{},"Audit":{}}']) {
       const e = fiscalError(() => decodeJson(bad));

@@ -1,7 +1,7 @@
 import { parse as parseLossless } from 'lossless-json';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, type Value, type Doc, INTEGER_KEYS, isObj } from './model.js';
-import { type ParseLimits, PARSE_LIMITS, ParseBudget, checkDepth, checkName, checkText } from './guard.js';
+import { type ParseLimits, PARSE_LIMITS, ParseBudget, checkDepth, checkName, checkText, hasBadText } from './guard.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -82,9 +82,9 @@ function toValue(v: unknown, depth: number, trail: Trail, where: () => string, b
  * every value as a string writes it), checked as toValue checks it; then it is used as it is, without a
  * copy. Answers false at the first number, boolean or null: toValue then converts a copy.
  */
-function stringsOnly(v: unknown, depth: number, trail: Trail, where: () => string, budget: ParseBudget): boolean {
+function stringsOnly(v: unknown, depth: number, trail: Trail, where: () => string, budget: ParseBudget, textsChecked: boolean): boolean {
   if (typeof v === 'string') {
-    checkText(v, 'json', where);
+    if (!textsChecked) checkText(v, 'json', where);
     return true;
   }
   if (v === null || typeof v !== 'object') return false;
@@ -93,7 +93,7 @@ function stringsOnly(v: unknown, depth: number, trail: Trail, where: () => strin
     budget.count(v.length, where);
     for (let i = 0; i < v.length; i++) {
       trail.push(i);
-      const ok = stringsOnly(v[i], depth + 1, trail, where, budget);
+      const ok = stringsOnly(v[i], depth + 1, trail, where, budget, textsChecked);
       trail.pop();
       if (!ok) return false;
     }
@@ -106,7 +106,7 @@ function stringsOnly(v: unknown, depth: number, trail: Trail, where: () => strin
   for (const k of keys) {
     trail.push(k);
     checkName(k, 'json', where);
-    const ok = stringsOnly(o[k], depth + 1, trail, where, budget);
+    const ok = stringsOnly(o[k], depth + 1, trail, where, budget, textsChecked);
     trail.pop();
     if (!ok) return false;
   }
@@ -124,7 +124,10 @@ export function decodeJson(text: string, limits: ParseLimits = PARSE_LIMITS): Do
   const trail: Trail = [];
   const where = (): string => trailText(trail);
   let value: Value | undefined;
-  if (stringsOnly(fast, 0, trail, where, new ParseBudget('json', limits))) value = fast as Value;
+  // without a backslash, a string holds exactly the characters of the body between its quotes (JSON.parse
+  // refuses raw control characters there): one scan of the body checks every string's text
+  const textsChecked = !text.includes('\\') && !hasBadText(text);
+  if (stringsOnly(fast, 0, trail, where, new ParseBudget('json', limits), textsChecked)) value = fast as Value;
   else {
     trail.length = 0;
     let parsed: unknown;
