@@ -48,13 +48,24 @@ export function bodyText(body: Buffer, contentTypeHeader: string | undefined): s
     const head = body.subarray(0, 100).toString('latin1');
     if (head.startsWith('<?xml')) label = /encoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1];
   }
+  return decoderFor(label ?? 'utf-8').decode(body);
+}
+
+/** Decoders by label, made once: decode() without streaming keeps no state between bodies. */
+const decoders = new Map<string, TextDecoder>();
+
+function decoderFor(label: string): TextDecoder {
+  const known = decoders.get(label);
+  if (known !== undefined) return known;
   let decoder: TextDecoder;
   try {
-    decoder = new TextDecoder(label ?? 'utf-8');
+    decoder = new TextDecoder(label);
   } catch {
-    throw new FiscalError('#MALFORMED', { format: 'request', detail: `unknown character set "${label ?? ''}"` });
+    throw new FiscalError('#MALFORMED', { format: 'request', detail: `unknown character set "${label}"` });
   }
-  return decoder.decode(body);
+  // labels come from clients: only as many as there are character sets are kept
+  if (decoders.size < 64) decoders.set(label, decoder);
+  return decoder;
 }
 
 /** Query strings with lower-cased names; a repeated name keeps its first value. */
