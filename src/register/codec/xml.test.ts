@@ -43,6 +43,14 @@ describe('decodeXml', () => {
     assert.deepEqual(again.body, doc.body);
   });
 
+  test('a control character or non-character in an attribute is refused, raw or as a reference', () => {
+    for (const body of ['<Tra><ESR TN="7&#1;"/></Tra>', '<Tra><ESR TN="7"><PosA><Pos Dsc="a\uFFFF"/></PosA></ESR></Tra>', '<Tra><ESR TN="&amp;"><PosA><Pos Dsc="a\uFFFE"/></PosA></ESR></Tra>']) {
+      const e = fiscalError(() => decodeXml(body));
+      assert.equal(e.code, '#MALFORMED', body);
+      assert.equal(e.status, 400);
+    }
+  });
+
   test('predefined entities and character references decode, in attributes and text', () => {
     const doc = decodeXml('<Tra><ESR Dsc="a &amp; b &lt;c&gt; &quot;q&quot; &apos;s&apos; &#252; &#x20AC;"><Note>x &amp; y &#252;ber &#x20AC;5 &lt;tag&gt;</Note></ESR></Tra>');
     const esr = esrOf(doc.body);

@@ -5,7 +5,7 @@
 import { SaxesParser } from 'saxes';
 import { FiscalError } from '../../shared/errors.js';
 import { type Obj, type Value, type Doc, LINE_ARRAYS, REPEATED, TEXT_ELEMENTS, isObj } from './model.js';
-import { type ParseLimits, PARSE_LIMITS, ParseBudget, checkDepth, checkName, checkText } from './guard.js';
+import { type ParseLimits, PARSE_LIMITS, ParseBudget, checkDepth, checkName, checkText, hasBadText } from './guard.js';
 import { escapeAttr, escapeText } from './xml-text.js';
 
 interface Element {
@@ -29,6 +29,9 @@ function parseTree(text: string, budget: ParseBudget): Element {
   let tagName = '';
   let attrName = '';
   let attributes = 0;
+  // without a reference (&...;), an attribute's value is characters of the body as they are: one scan of
+  // the body checks every value's text
+  const textsChecked = !text.includes('&') && !hasBadText(text);
   const here = (): string => stack.map((e) => e.name).filter(Boolean).concat(tagName).join('.');
   const hereAttr = (): string => `${here()}@${attrName}`;
   parser.on('opentagstart', (tag) => {
@@ -51,7 +54,7 @@ function parseTree(text: string, budget: ParseBudget): Element {
       const v = given[k] as string;
       attrName = k;
       checkName(k, 'xml', hereAttr);
-      checkText(v, 'xml', hereAttr);
+      if (!textsChecked) checkText(v, 'xml', hereAttr);
       attrs[k] = v;
     }
     const el: Element = { name: tag.name, attrs, nattrs: attributes, children: [], text: '' };
