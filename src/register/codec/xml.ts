@@ -34,29 +34,29 @@ function parseTree(text: string, budget: ParseBudget): Element {
   const textsChecked = !text.includes('&') && !hasBadText(text);
   const here = (): string => stack.map((e) => e.name).filter(Boolean).concat(tagName).join('.');
   const hereAttr = (): string => `${here()}@${attrName}`;
+  // the attributes of the tag being read, checked and kept as the parser reads them (the parser's own
+  // object of them is a dictionary, slow to walk); a duplicate is refused by the parser at the tag's end
+  let attrs: Obj = {};
   parser.on('opentagstart', (tag) => {
     tagName = tag.name;
     attributes = 0;
+    attrs = {};
   });
   // counted as the parser reads them, so that a tag with too many is refused at the first one past the
   // limit, before the parser has collected (and checked for duplicates) all of them
-  parser.on('attribute', () => {
+  parser.on('attribute', (attribute) => {
     attributes += 1;
     if (attributes > budget.limits.maxAttributes) budget.attributes(attributes, here);
+    attrName = attribute.name;
+    // before it is kept: a "__proto__" would set the prototype
+    checkName(attrName, 'xml', hereAttr);
+    if (!textsChecked) checkText(attribute.value, 'xml', hereAttr);
+    attrs[attrName] = attribute.value;
   });
   parser.on('opentag', (tag) => {
     checkDepth(stack.length, 'xml', here, budget.limits);
     budget.count(1 + attributes, here);
     checkName(tag.name, 'xml', here);
-    const attrs: Obj = {};
-    const given = tag.attributes;
-    for (const k in given) {
-      const v = given[k] as string;
-      attrName = k;
-      checkName(k, 'xml', hereAttr);
-      if (!textsChecked) checkText(v, 'xml', hereAttr);
-      attrs[k] = v;
-    }
     const el: Element = { name: tag.name, attrs, nattrs: attributes, children: [], text: '' };
     (stack[stack.length - 1] as Element).children.push(el);
     stack.push(el);
