@@ -24,6 +24,8 @@ const field = (o: unknown, k: string): string => {
 };
 
 export function escapeField(v: string): string {
+  // nearly every field has neither character: two searches instead of two replacements
+  if (!v.includes('%') && !v.includes(';')) return v;
   return v.replace(/%/g, '%25').replace(/;/g, '%3B');
 }
 
