@@ -43,15 +43,15 @@ export interface Submitted {
   done: Promise<void>;
 }
 
-/**
- * The journal record of a sealed text with the index fields given. Written out field by field: an object
- * spread of index objects of many shapes is slow in V8, and this runs for every record.
- */
 /** Every index field is copied by journalRecord: a field added to JournalRecord fails the build here until it is. */
 type CopiedIndexFields = 'd' | 'tl' | 'tt' | 'tn' | 'fn' | 't' | 'nfs' | 'bc' | 'ch' | 'rh' | 'ref' | 'resume' | 'payload';
 const allIndexFieldsCopied: Exclude<keyof Prepared['index'], CopiedIndexFields> extends never ? true : never = true;
 void allIndexFieldsCopied;
 
+/**
+ * The journal record of a sealed text with the index fields given. Written out field by field: an object
+ * spread of index objects of many shapes is slow in V8, and this runs for every record.
+ */
 function journalRecord(rid: number, sq: number, prepared: Prepared, data: string, hash: Buffer, sig: Buffer): JournalRecord {
   const ix = prepared.index;
   const r: JournalRecord = { rid, sq, type: prepared.type, d: ix.d, data, hash, sig };
