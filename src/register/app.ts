@@ -63,7 +63,7 @@ function decoderFor(label: string): TextDecoder {
   } catch {
     throw new FiscalError('#MALFORMED', { format: 'request', detail: `unknown character set "${label}"` });
   }
-  // labels come from clients: only as many as there are character sets are kept
+  // labels come from clients: a bounded number is kept
   if (decoders.size < 64) decoders.set(label, decoder);
   return decoder;
 }

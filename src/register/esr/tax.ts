@@ -44,15 +44,15 @@ function amountOf(line: Obj): Dec {
   return parseDec(str(line, 'Amt') ?? '0') ?? ZERO;
 }
 
-/** Which positions (by index into `positions`) a Mod's PN names; default the previous position. */
 /** The tax groups a position names: one letter as a rule, several separated by white space (method 3). */
 function taxGroupsOf(taxG: string | undefined): string[] {
   if (taxG === undefined || taxG === '') return [];
-  // the common case without a regular expression: every position of every receipt passes here
+  // the common case is taken as it is, without splitting: every position of every receipt passes here
   if (!/\s/.test(taxG)) return [taxG];
   return taxG.trim().split(/\s+/).filter(Boolean);
 }
 
+/** Which positions (by index into `positions`) a Mod's PN names; default the previous position. */
 function modTargets(pnSpec: string | undefined, positions: PositionInfo[], byPn: ReadonlyMap<string, number[]>, previous: number, field: string): number[] {
   if (pnSpec === undefined || pnSpec.trim() === '') {
     if (previous < 0) throw new FiscalError('#MOD_TARGET', { field, value: '(previous position)' });
