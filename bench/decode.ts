@@ -46,7 +46,17 @@ for (let round = 0; round < rounds; round++) {
     }
   }
 }
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
 for (const [name, us] of times) {
-  const sorted = [...us].sort((a, b) => a - b);
-  console.log(`${name.padEnd(40)} median ${(sorted[sorted.length >> 1] ?? 0).toFixed(1)} µs per body (rounds: ${us.map((u) => u.toFixed(1)).join(' ')})`);
+  console.log(`${name.padEnd(40)} median ${median(us).toFixed(1)} µs per body (rounds: ${us.map((u) => u.toFixed(1)).join(' ')})`);
+}
+// the two builds of one round ran within a second of each other: their ratio drifts less than either time
+const other = codecs[1];
+if (other !== undefined) {
+  for (const kind of ['json', 'xml'] as const) {
+    const mine = times.get(`${kind} ${codecs[0]?.name ?? ''}`) ?? [];
+    const theirs = times.get(`${kind} ${other.name}`) ?? [];
+    const ratios = mine.map((t, i) => t / (theirs[i] ?? t));
+    console.log(`${kind}: this build / ${other.name}, median of the rounds' ratios: ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(' ')})`);
+  }
 }
