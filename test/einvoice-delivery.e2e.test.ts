@@ -381,7 +381,8 @@ test('the service killed between the journaling of the first invoice of a regist
       PosA: [{ _: 'Pos', PN: '1', Dsc: 'Kava', TaxG: 'A', Amt: '12.50' }],
       PayA: [{ _: 'Pay', Dsc: 'Gotovina', PayG: 'cash', Amt: '12.50' }],
     } } }).catch(() => undefined);
-    await until('the invoice at the CIS', async () => (cis.received.length > 0 ? true : undefined), 10_000);
+    // arrived, not answered: the CIS holds it for delayMs, so the e-invoice cannot have been handed over yet
+    await until('the invoice at the CIS', async () => (cis.arrived > 0 ? true : undefined), 10_000);
     proc.child.kill('SIGKILL');
     await proc.exited;
     await pending;

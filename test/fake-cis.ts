@@ -41,7 +41,10 @@ export interface ReceivedRacun {
 export interface FakeCis {
   url: string;
   port: number;
+  /** requests handled (answered or refused), after the delay */
   received: ReceivedRacun[];
+  /** requests read, counted before the delay: a slow CIS has them while the service still waits for its answer */
+  arrived: number;
   mode: FakeCisMode;
   /** milliseconds the fake waits before it handles a request (a slow CIS) */
   delayMs: number;
@@ -119,11 +122,13 @@ export async function startFakeCis(opts: { mode?: FakeCisMode; error?: { code: s
   const port = await freePort();
   const dir = tempDir('fake-cis-');
   const sockets = new Set<Socket>();
+  const delayed = new Set<NodeJS.Timeout>();
   let error = opts.error ?? { code: 's005', message: 'OIB iz poruke zahtjeva nije jednak OIB-u iz certifikata.' };
   const state: FakeCis = {
     url: `http://127.0.0.1:${port}/FiskalizacijaService`,
     port,
     received: [],
+    arrived: 0,
     mode: opts.mode ?? 'ok',
     delayMs: 0,
     setMode(mode, err) {
@@ -132,6 +137,9 @@ export async function startFakeCis(opts: { mode?: FakeCisMode; error?: { code: s
     },
     close: () =>
       new Promise<void>((resolve) => {
+        // requests held back by delayMs are dropped with their connections
+        for (const t of delayed) clearTimeout(t);
+        delayed.clear();
         for (const s of sockets) s.destroy();
         server.close(() => {
           rmSync(dir, { recursive: true, force: true });
@@ -197,8 +205,14 @@ export async function startFakeCis(opts: { mode?: FakeCisMode; error?: { code: s
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      if (state.delayMs > 0) setTimeout(() => handle(req, res, body), state.delayMs);
-      else handle(req, res, body);
+      state.arrived += 1;
+      if (state.delayMs > 0) {
+        const t = setTimeout(() => {
+          delayed.delete(t);
+          handle(req, res, body);
+        }, state.delayMs);
+        delayed.add(t);
+      } else handle(req, res, body);
     });
   });
   server.on('connection', (s) => {
