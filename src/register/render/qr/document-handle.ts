@@ -12,35 +12,19 @@
  */
 import { createHash } from 'node:crypto';
 import type { JournalRecord } from '../../journal/types.js';
+import { base32 } from '../../../shared/base32.js';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 export const REGISTER_HANDLE_LENGTH = 16;
 export const TRANSACTION_HANDLE_LENGTH = 5;
 
-function base32(bytes: Buffer, length: number): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const b of bytes) {
-    value = ((value << 8) | b) & 0xffff;
-    bits += 8;
-    while (bits >= 5 && out.length < length) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    if (out.length >= length) break;
-  }
-  return out;
-}
-
 export function registerHandle(instanceKeyId: string, rn: string): string {
-  return base32(createHash('sha256').update(`efr-dh\0${instanceKeyId}\0${rn}`).digest(), REGISTER_HANDLE_LENGTH);
+  return base32(createHash('sha256').update(`efr-dh\0${instanceKeyId}\0${rn}`).digest()).slice(0, REGISTER_HANDLE_LENGTH);
 }
 
 export function transactionHandle(record: Pick<JournalRecord, 'sig' | 'hash'>): string {
   // the signature, else (a record without one) its hash
   const source = record.sig.length > 0 ? record.sig : record.hash;
-  return base32(createHash('sha256').update('efr-th\0').update(source).digest(), TRANSACTION_HANDLE_LENGTH);
+  return base32(createHash('sha256').update('efr-th\0').update(source).digest()).slice(0, TRANSACTION_HANDLE_LENGTH);
 }
 
 export interface DocumentHandle {
