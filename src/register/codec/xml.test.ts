@@ -34,6 +34,14 @@ describe('decodeXml', () => {
     assert.match(out, /Amt="1\.50"/);
   });
 
+  test("a line's type is its element's name: a `_` in it, as an attribute or an element, is refused", () => {
+    for (const line of ['<Pos _="Mod" Amt="1.00"/>', '<Pos><_>Pay</_><Amt>1.00</Amt></Pos>']) {
+      const e = fiscalError(() => decodeXml(`<Tra><ESR TT="1"><PosA>${line}</PosA></ESR></Tra>`));
+      assert.equal(e.code, '#MALFORMED', line);
+      assert.match(e.message, /ESR\.PosA\.Pos: "_" is no field of a line/, line);
+    }
+  });
+
   test('line arrays keep the order of Pos, Mod and Lin', () => {
     const doc = decodeXml('<Tra><ESR><PosA><Lin Dsc="a"/><Pos PN="1"/><Mod PN="1"/><Lin Dsc="b"/><Pos PN="2"/><Mod/></PosA></ESR></Tra>');
     const posA = esrOf(doc.body).PosA as Obj[];

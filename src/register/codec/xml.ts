@@ -104,7 +104,13 @@ function elementToValue(el: Element, budget: ParseBudget, names: string[], where
       names.push(cname);
       out[cname] = child.children.map((line): Obj => {
         const v = elementToValue(line, budget, names, where);
-        if (isObj(v)) return { _: line.name, ...v };
+        if (isObj(v)) {
+          // a line's type is its element's name: a `_` of its own (attribute or element) would name another
+          if (Object.hasOwn(v, '_')) {
+            throw new FiscalError('#MALFORMED', { format: 'XML', detail: `${names.join('.')}.${line.name}: "_" is no field of a line, whose type is its element's name` });
+          }
+          return { _: line.name, ...v };
+        }
         return v === '' ? { _: line.name } : { _: line.name, value: v };
       });
       names.pop();
