@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   type Dec,
+  isDecimal,
   parseDec,
   dec,
   fmt,
@@ -58,6 +59,7 @@ describe('parseDec', () => {
   test('rejects exponents, commas and other non-decimal text', () => {
     for (const bad of ['1e3', '1E3', '1,50', '1.234,5', '', ' ', ' 1', '1 ', '1.', '.', '-', '+', 'abc', '0x10', '1.2.3', '--1', '+-1', 'Infinity', 'NaN', '١٢']) {
       assert.equal(parseDec(bad), undefined, `should reject ${JSON.stringify(bad)}`);
+      assert.equal(isDecimal(bad), false, `isDecimal should reject ${JSON.stringify(bad)}`);
     }
   });
 
@@ -78,6 +80,7 @@ describe('parseDec', () => {
         const expected = grammar.test(text) && int.length <= 18 && frac.length <= 12;
         const d = parseDec(text);
         assert.equal(d !== undefined, expected, JSON.stringify(text));
+        assert.equal(isDecimal(text), expected, `isDecimal ${JSON.stringify(text)}`);
         if (d) assert.equal(d.v, BigInt(text.replace('.', '').replace(/^\+/, '')));
       }),
       { numRuns: 2000 },

@@ -125,7 +125,7 @@ describe('generateTaxA, completeTax, amountsPerTax, sumOf', () => {
   test('amountsPerTax sums the modified positions per element', () => {
     const posA = [pos('1', 'X', '10.00'), pos('2', 'Y', '5.00'), mod('*', '-3.00')];
     const taxA: Obj[] = [{ _: 'Tax', TaxG: 'X', Prc: '20', Amt: '8.00' }, { _: 'Tax', TaxG: 'Y', Prc: '10', Amt: '4.00' }];
-    assert.deepEqual(amountsPerTax(posA, taxA, AT_LETTERS).map((d) => fmt(d)), ['8.00', '4.00']);
+    assert.deepEqual(amountsPerTax(analyzePositions(posA), taxA, AT_LETTERS).map((d) => fmt(d)), ['8.00', '4.00']);
   });
 
   test('sumOf with a filter', () => {

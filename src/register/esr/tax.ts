@@ -215,10 +215,10 @@ export function completeTax(tax: Obj): void {
   }
 }
 
-/** Per TaxA element, the sum of the modified amounts of the positions assigned to it. */
-export function amountsPerTax(posA: Obj[], taxA: Obj[], letters: TaxLetters): Dec[] {
+/** Per TaxA element, the sum of the modified amounts of the positions (analyzePositions) assigned to it. */
+export function amountsPerTax(positions: readonly PositionInfo[], taxA: Obj[], letters: TaxLetters): Dec[] {
   const totals = taxA.map(() => ZERO);
-  for (const p of analyzePositions(posA)) {
+  for (const p of positions) {
     for (const g of p.groups) {
       const i = resolveWithTaxA(g, taxA, letters, `ESR.PosA[${p.index}].TaxG`);
       totals[i] = add(totals[i] as Dec, p.modified);

@@ -4,7 +4,7 @@
  * validation rules of the spec, with exact decimals). Each failure throws a FiscalError naming its field.
  */
 import { FiscalError } from '../../shared/errors.js';
-import { type Dec, add, cmp, fmt, mul, neg, parseDec, round, sign, sub, ZERO } from '../../shared/money.js';
+import { type Dec, add, cmp, fmt, isDecimal, mul, neg, parseDec, round, sign, sub, ZERO } from '../../shared/money.js';
 import { type Obj, type Value, isObj, lines, str } from '../codec/index.js';
 import type { TaxLetters } from '../fiscal/tax-letters.js';
 import { parseLocalDateTime, isDate, formatLocalDateTime } from './datetime.js';
@@ -32,10 +32,10 @@ function checkValue(at: string, index: number, k: string, value: Value, type: Fi
     case 'text':
       return;
     case 'money':
-      if (!parseDec(value)) throw new FiscalError('#INVALID_AMOUNT', { field: fieldName(at, index, k), value });
+      if (!isDecimal(value)) throw new FiscalError('#INVALID_AMOUNT', { field: fieldName(at, index, k), value });
       return;
     case 'decimal':
-      if (!parseDec(value)) throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value });
+      if (!isDecimal(value)) throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value });
       return;
     case 'int':
       if (!/^-?\d{1,15}$/.test(value)) throw new FiscalError('#INVALID_TYPE', { field: fieldName(at, index, k), expected: describe(type), value });
@@ -178,8 +178,9 @@ export function checkRules(esr: Obj, ctx: RuleContext): void {
   const vatA = taxA.filter((x) => !str(x, 'TTY'));
 
   // rule 1: position sum (with Mods; Lin is display only) equals T (net sum with TaxN)
+  const positions = hasPositions ? analyzePositions(posA) : [];
   if (hasPositions) {
-    const posSum = analyzePositions(posA).reduce((a, p) => add(a, p.modified), ZERO);
+    const posSum = positions.reduce((a, p) => add(a, p.modified), ZERO);
     const expected = taxN ? sumOf(vatA, 'Net') : t;
     if (cmp(posSum, expected) !== 0) throw new FiscalError('#POS_SUM', { actual: money(posSum), expected: money(expected) });
   }
@@ -206,7 +207,7 @@ export function checkRules(esr: Obj, ctx: RuleContext): void {
   });
   // rule 7: per tax group, the modified position amounts equal the tax element
   if (hasPositions && taxA.length) {
-    const perTax = amountsPerTax(posA, taxA, ctx.letters);
+    const perTax = amountsPerTax(positions, taxA, ctx.letters);
     taxA.forEach((tax, i) => {
       if (str(tax, 'TTY')) return;
       const expected = parseDec(str(tax, taxN ? 'Net' : 'Amt') ?? '') ?? ZERO;
