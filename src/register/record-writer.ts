@@ -94,7 +94,8 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
     throw e;
   }
   const hash = chainHash(prevHash, text);
-  const payload = signingPayload(data, hash.toString('hex'));
+  const hashHex = hash.toString('hex');
+  const payload = signingPayload(data, hashHex);
   // a key held here is used by the store's writer thread (the record's signature is needed only by the answer, after the commit)
   const signingKey = ctx.committer.signsRecords ? ctx.signer.privateKey : undefined;
   const record = journalRecord(state.rid, sq, prepared, text, hash, signingKey ? NOT_SIGNED_YET : ctx.signer.sign(payload));
@@ -104,7 +105,7 @@ export function sealRecord(ctx: ServiceContext, reg: Register, prepared: Prepare
     if (fn) record.fn = fn;
   }
   state.sq = sq;
-  state.hash = hash.toString('hex');
+  state.hash = hashHex;
   state.last[prepared.type] = sq;
   // GET /last answers the newest record: the cache is refilled after the commit (or from the journal)
   reg.last.delete(prepared.type);

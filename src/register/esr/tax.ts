@@ -151,18 +151,26 @@ export function resolveWithoutTaxA(token: string, letters: TaxLetters, field: st
   throw new FiscalError('#TAX_GROUP', { field, value: token });
 }
 
-/** Resolves a position's tax group token to the index of its TaxA element. */
-export function resolveWithTaxA(token: string, taxA: Obj[], letters: TaxLetters, field: string): number {
-  const direct = taxA.findIndex((t) => str(t, 'TaxG') === token);
-  if (direct >= 0) return direct;
+/**
+ * The index of the TaxA element a position's tax group token names (its TaxG, else a letter's or a
+ * percentage's rate), -1 for none. A loop without closures: it runs for every position of every receipt.
+ */
+function taxIndexOf(token: string, taxA: Obj[], letters: TaxLetters): number {
+  for (let i = 0; i < taxA.length; i++) if (str(taxA[i] as Obj, 'TaxG') === token) return i;
   const m = PERCENT.exec(token);
   const rateText = m ? m[1] : letterRate(letters, token);
   if (rateText !== undefined) {
     const rate = dec(rateText);
-    const byRate = taxA.findIndex((t) => !str(t, 'TTY') && eq(parseDec(str(t, 'Prc') ?? '') ?? { v: -1n, s: 0 }, rate));
-    if (byRate >= 0) return byRate;
+    return taxA.findIndex((t) => !str(t, 'TTY') && eq(parseDec(str(t, 'Prc') ?? '') ?? { v: -1n, s: 0 }, rate));
   }
-  throw new FiscalError('#TAX_GROUP', { field, value: token });
+  return -1;
+}
+
+/** Resolves a position's tax group token to the index of its TaxA element. */
+export function resolveWithTaxA(token: string, taxA: Obj[], letters: TaxLetters, field: string): number {
+  const i = taxIndexOf(token, taxA, letters);
+  if (i < 0) throw new FiscalError('#TAX_GROUP', { field, value: token });
+  return i;
 }
 
 function moneyScale(values: Dec[]): number {
@@ -220,7 +228,9 @@ export function amountsPerTax(positions: readonly PositionInfo[], taxA: Obj[], l
   const totals = taxA.map(() => ZERO);
   for (const p of positions) {
     for (const g of p.groups) {
-      const i = resolveWithTaxA(g, taxA, letters, `ESR.PosA[${p.index}].TaxG`);
+      // the field's name only for a refusal
+      const i = taxIndexOf(g, taxA, letters);
+      if (i < 0) throw new FiscalError('#TAX_GROUP', { field: `ESR.PosA[${p.index}].TaxG`, value: g });
       totals[i] = add(totals[i] as Dec, p.modified);
     }
   }

@@ -243,6 +243,7 @@ describe('checkRules', () => {
     const e = rulesError({ PosA: [pos({ TaxG: 'Food' })], TaxA: [{ _: 'Tax', TaxG: 'Drinks', Prc: '8', Amt: '10.00' }], PayA: [cash('10.00')] });
     assert.equal(e.code, '#TAX_GROUP');
     assert.match(e.message, /"Food"/);
+    assertLocalized(e, 'ESR.PosA[0].TaxG');
   });
 
   test('a Mod naming no position -> #MOD_TARGET', () => {
