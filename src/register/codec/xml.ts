@@ -10,7 +10,9 @@ import { escapeAttr, escapeText } from './xml-text.js';
 
 interface Element {
   name: string;
-  /** the attributes, and after elementToValue the element's whole model */
+  /** a line of a line array (LINE_ARRAYS): its model starts with `_`, its element's name */
+  line: boolean;
+  /** the attributes (after a line's `_`), and after elementToValue the element's whole model */
   attrs: Obj;
   /** how many attributes `attrs` holds */
   nattrs: number;
@@ -22,7 +24,7 @@ const FORBIDDEN = /<!DOCTYPE|<!ENTITY/i;
 
 function parseTree(text: string, budget: ParseBudget): Element {
   const parser = new SaxesParser({ xmlns: false, position: true });
-  const root: Element = { name: '', attrs: {}, nattrs: 0, children: [], text: '' };
+  const root: Element = { name: '', line: false, attrs: {}, nattrs: 0, children: [], text: '' };
   const stack: Element[] = [root];
   // the tag being read and its attribute being checked; the paths of refusals are built from them (and
   // the stack) only when one is made
@@ -37,10 +39,13 @@ function parseTree(text: string, budget: ParseBudget): Element {
   // the attributes of the tag being read, checked and kept as the parser reads them (the parser's own
   // object of them is a dictionary, slow to walk); a duplicate is refused by the parser at the tag's end
   let attrs: Obj = {};
+  let line = false;
   parser.on('opentagstart', (tag) => {
     tagName = tag.name;
     attributes = 0;
-    attrs = {};
+    // a line's model is made with its type first, as the JSON form has it, instead of being copied behind it
+    line = LINE_ARRAYS.has((stack[stack.length - 1] as Element).name);
+    attrs = line ? { _: tagName } : {};
   });
   // counted as the parser reads them, so that a tag with too many is refused at the first one past the
   // limit, before the parser has collected (and checked for duplicates) all of them
@@ -50,6 +55,7 @@ function parseTree(text: string, budget: ParseBudget): Element {
     attrName = attribute.name;
     // before it is kept: a "__proto__" would set the prototype
     checkName(attrName, 'xml', hereAttr);
+    if (line && attrName === '_') throw lineTypeField(here());
     if (!textsChecked) checkText(attribute.value, 'xml', hereAttr);
     attrs[attrName] = attribute.value;
   });
@@ -57,7 +63,7 @@ function parseTree(text: string, budget: ParseBudget): Element {
     checkDepth(stack.length, 'xml', here, budget.limits);
     budget.count(1 + attributes, here);
     checkName(tag.name, 'xml', here);
-    const el: Element = { name: tag.name, attrs, nattrs: attributes, children: [], text: '' };
+    const el: Element = { name: tag.name, line, attrs, nattrs: attributes, children: [], text: '' };
     (stack[stack.length - 1] as Element).children.push(el);
     stack.push(el);
   });
@@ -77,6 +83,11 @@ function parseTree(text: string, budget: ParseBudget): Element {
   return root;
 }
 
+/** The refusal of a line (`path` down to it) that names a type of its own: its type is its element's name. */
+function lineTypeField(path: string): FiscalError {
+  return new FiscalError('#MALFORMED', { format: 'XML', detail: `${path}: "_" is no field of a line, whose type is its element's name` });
+}
+
 /**
  * The model of an element; `names` are the elements down to it, for the path of a refusal. Arrays of
  * repeated children grow in place: copying them for each sibling made 40,000 siblings take seconds.
@@ -94,6 +105,7 @@ function elementToValue(el: Element, budget: ParseBudget, names: string[], where
   names.push(el.name);
   for (const child of el.children) {
     const cname = child.name;
+    if (el.line && cname === '_') throw lineTypeField(names.join('.'));
     // own properties only: `toString` or `valueOf` would otherwise find Object.prototype's
     const existing = Object.hasOwn(out, cname) ? out[cname] : undefined;
     if (existing === undefined) {
@@ -104,13 +116,7 @@ function elementToValue(el: Element, budget: ParseBudget, names: string[], where
       names.push(cname);
       out[cname] = child.children.map((line): Obj => {
         const v = elementToValue(line, budget, names, where);
-        if (isObj(v)) {
-          // a line's type is its element's name: a `_` of its own (attribute or element) would name another
-          if (Object.hasOwn(v, '_')) {
-            throw new FiscalError('#MALFORMED', { format: 'XML', detail: `${names.join('.')}.${line.name}: "_" is no field of a line, whose type is its element's name` });
-          }
-          return { _: line.name, ...v };
-        }
+        if (isObj(v)) return v;
         return v === '' ? { _: line.name } : { _: line.name, value: v };
       });
       names.pop();
