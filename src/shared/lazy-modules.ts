@@ -2,6 +2,9 @@
  * Packages that only some routes need, loaded on first use instead of at start: pug and ejs (custom
  * layouts), node-forge (legacy PKCS#12 files), pdfkit (PDF answers) and @peculiar/x509 (making
  * certificates), xml-crypto and @xmldom/xmldom (Croatia's signed requests). Together they took about 300 ms of the start; DESIGN's bar is /state within 1 s.
+ * Also undici (the HTTP client of the authorities and the portal: about 55 ms of the start),
+ * i18n-iso-countries (country codes of two exports and the e-invoice: about 20 ms) and qrcode (about 17 ms),
+ * which a register that reports to no authority, has no portal and asks for none of them never needs.
  */
 import { webcrypto } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -12,6 +15,9 @@ import type * as Pug from 'pug';
 import type * as X509 from '@peculiar/x509';
 import type * as XmlCrypto from 'xml-crypto';
 import type * as XmlDom from '@xmldom/xmldom';
+import type * as Undici from 'undici';
+import type Countries from 'i18n-iso-countries';
+import type QRCode from 'qrcode';
 
 const requireHere = createRequire(import.meta.url);
 
@@ -27,6 +33,12 @@ export const forgeModule = onFirstUse<typeof Forge>('node-forge');
 /** xml-crypto and its DOM (the Croatian CIS's signed requests): only a Croatian register needs them. */
 export const xmlCryptoModule = onFirstUse<typeof XmlCrypto>('xml-crypto');
 export const xmlDomModule = onFirstUse<typeof XmlDom>('@xmldom/xmldom');
+/** The HTTP client of the authorities (Croatia, Slovenia, Slovakia) and of the portal. */
+export const undiciModule = onFirstUse<typeof Undici>('undici');
+/** ISO 3166 country codes (all locales come with the package). */
+export const countriesModule = onFirstUse<typeof Countries>('i18n-iso-countries');
+/** QR codes (with pngjs): the first receipt, image or Fis_QR answer that shows one loads it. */
+export const qrcodeModule = onFirstUse<typeof QRCode>('qrcode');
 
 let pdfkit: Promise<typeof PDFKit> | undefined;
 

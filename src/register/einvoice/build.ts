@@ -3,7 +3,7 @@
  * destination's rules make mandatory is refused here, with the rule's id and the ESR or Cfg field to send,
  * so that an e-invoice is never built that breaks a fatal rule for lack of data (docs/einvoicing.md).
  */
-import countries from 'i18n-iso-countries';
+import { countriesModule } from '../../shared/lazy-modules.js';
 import { FiscalError } from '../../shared/errors.js';
 import { type Dec, ZERO, abs, add, allocate, cmp, div, fmt, mul, neg, parseDec, sign, significantScale, sub, sum } from '../../shared/money.js';
 import { type Obj, isObj, lines, obj, str } from '../codec/index.js';
@@ -47,7 +47,7 @@ function street(o: Obj): string | undefined {
 /** An ISO 3166-1 alpha-2 code of an address (BR-CL-14), upper case; EN 16931 adds 1A (Kosovo) and XI (Northern Ireland). */
 function countryCode(value: string, field: string): string {
   const c = value.toUpperCase();
-  if ((/^[A-Z]{2}$/.test(c) && countries.isValid(c)) || c === '1A' || c === 'XI') return c;
+  if ((/^[A-Z]{2}$/.test(c) && countriesModule().isValid(c)) || c === '1A' || c === 'XI') return c;
   throw ruleError(field, 'BR-CL-14', `"${value}" is no country code of ISO 3166-1 alpha-2`);
 }
 

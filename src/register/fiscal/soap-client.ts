@@ -5,7 +5,8 @@
  * only for a Fiscal_Url on this machine (the tests' fakes; authority-url.ts). SOAP faults come with HTTP 500,
  * so the body is read whatever the status; a body that is not XML, a network failure or the abort signal throws.
  */
-import { Agent, fetch } from 'undici';
+import type { Agent } from 'undici';
+import { undiciModule } from '../../shared/lazy-modules.js';
 import { checkAuthorityUrl } from './authority-url.js';
 import type { AuthorityCertificate } from './authority.js';
 
@@ -15,7 +16,7 @@ function agentFor(cert: AuthorityCertificate): Agent {
   const key = `${cert.issuer}\n${cert.serial}\n${cert.keyPem.length}`;
   let agent = agents.get(key);
   if (!agent) {
-    agent = new Agent({ connect: { key: cert.keyPem, cert: cert.certPem } });
+    agent = new (undiciModule().Agent)({ connect: { key: cert.keyPem, cert: cert.certPem } });
     agents.set(key, agent);
   }
   return agent;
@@ -24,7 +25,7 @@ function agentFor(cert: AuthorityCertificate): Agent {
 /** @param authority the authority's name in the error of an answer that is no XML */
 export async function postSoap(url: string, xml: string, cert: AuthorityCertificate, signal: AbortSignal, soapAction: string, authority: string): Promise<string> {
   const https = checkAuthorityUrl(url).protocol === 'https:';
-  const res = await fetch(url, {
+  const res = await undiciModule().fetch(url, {
     method: 'POST',
     body: xml,
     headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${soapAction}"` },

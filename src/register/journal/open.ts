@@ -5,8 +5,6 @@
  * `?options=-c%20search_path%3Defr`). Keys, logs and the other files stay in the data folder either way.
  */
 import { join } from 'node:path';
-import { isPostgresUrl, migratedOrClosed } from '../../shared/postgres.js';
-import { PostgresJournalStore } from './postgres/postgres-journal-store.js';
 import { SqliteJournalStore } from './sqlite/sqlite-store.js';
 import type { JournalStore } from './types.js';
 
@@ -17,6 +15,9 @@ export function journalSqliteFile(dataDir: string): string {
 export async function openJournalStore(options: { dataDir: string; url?: string }): Promise<JournalStore> {
   const { url } = options;
   if (url === undefined || url === '') return new SqliteJournalStore(journalSqliteFile(options.dataDir), { writerThread: true });
+  // the PostgreSQL client (pg, about 20 ms of the start) is loaded only for a journal in PostgreSQL
+  const { isPostgresUrl, migratedOrClosed } = await import('../../shared/postgres.js');
+  const { PostgresJournalStore } = await import('./postgres/postgres-journal-store.js');
   if (!isPostgresUrl(url)) throw new Error('the journal database URL (--db, EFR_DB) must start with postgres:// or postgresql://');
   return migratedOrClosed(new PostgresJournalStore({ url }));
 }

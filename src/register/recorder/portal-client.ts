@@ -1,5 +1,6 @@
 /** HTTP calls of the recorder to the portal: JSON, a timeout, through the profile's Proxy when one is set. */
-import { type Dispatcher, ProxyAgent, request } from 'undici';
+import type { Dispatcher, ProxyAgent } from 'undici';
+import { undiciModule } from '../../shared/lazy-modules.js';
 
 export interface PortalAnswer {
   status: number;
@@ -12,7 +13,7 @@ function dispatcherOf(proxy: string | undefined): Dispatcher | undefined {
   if (!proxy) return undefined;
   let agent = agents.get(proxy);
   if (!agent) {
-    agent = new ProxyAgent(proxy);
+    agent = new (undiciModule().ProxyAgent)(proxy);
     agents.set(proxy, agent);
   }
   return agent;
@@ -29,7 +30,7 @@ export async function closeProxyAgents(): Promise<void> {
 export async function postJson(url: string, body: unknown, options: { token?: string; proxy?: string; timeoutMs?: number } = {}): Promise<PortalAnswer> {
   const dispatcher = dispatcherOf(options.proxy);
   const timeout = options.timeoutMs ?? 10_000;
-  const res = await request(url, {
+  const res = await undiciModule().request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
     body: JSON.stringify(body),

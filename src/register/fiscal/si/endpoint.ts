@@ -7,7 +7,8 @@
  */
 import { checkAuthorityUrl } from '../authority-url.js';
 import { readFileSync } from 'node:fs';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undiciModule } from '../../../shared/lazy-modules.js';
 import type { AuthorityCertificate } from '../authority.js';
 import { reportsToTestSystem } from '../certificate-store.js';
 
@@ -34,7 +35,7 @@ function agentOf(cert: AuthorityCertificate, caFile: string | undefined): Agent 
   const key = `${cert.serial}\n${cert.issuer}\n${caFile ?? ''}`;
   let agent = agents.get(key);
   if (!agent) {
-    agent = new Agent({ connect: { key: cert.keyPem, cert: cert.certPem, ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}) } });
+    agent = new (undiciModule().Agent)({ connect: { key: cert.keyPem, cert: cert.certPem, ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}) } });
     agents.set(key, agent);
   }
   return agent;
@@ -53,7 +54,7 @@ export async function closeFursAgents(): Promise<void> {
  */
 export async function postJson(url: string, body: string, cert: AuthorityCertificate, attributes: ReadonlyMap<string, string>, signal: AbortSignal): Promise<{ status: number; text: string }> {
   const dispatcher: Dispatcher | undefined = checkAuthorityUrl(url).protocol === 'https:' ? agentOf(cert, attributes.get('fiscal_tlsca')) : undefined;
-  const res = await request(url, {
+  const res = await undiciModule().request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json; charset=UTF-8' },
     body,

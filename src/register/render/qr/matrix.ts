@@ -1,5 +1,6 @@
 /** The modules of a QR code: which are dark, from the `qrcode` package's encoder. */
-import QRCode from 'qrcode';
+import type QRCode from 'qrcode';
+import { qrcodeModule } from '../../../shared/lazy-modules.js';
 import { FiscalError } from '../../../shared/errors.js';
 
 export type EcLevel = 'L' | 'M' | 'Q' | 'H';
@@ -29,7 +30,7 @@ export function qrMatrix(text: string, options: { ecLevel: EcLevel; field?: stri
   if (text === '') throw new FiscalError('#MISSING_FIELD', { field });
   let code: ReturnType<typeof QRCode.create>;
   try {
-    code = QRCode.create(text, { errorCorrectionLevel: options.ecLevel });
+    code = qrcodeModule().create(text, { errorCorrectionLevel: options.ecLevel });
   } catch (e) {
     // the encoder's only refusal for a non-empty string is its capacity
     const why = e instanceof Error ? e.message : String(e);

@@ -11,7 +11,7 @@
  * is its serial number, KASSE_SERIENNR of Stamm_Kassen, so both carry the configured `Trm.Serial` of the
  * closing, in every table of it and in references to it.
  */
-import i18nCountries from 'i18n-iso-countries';
+import { countriesModule } from '../../../../shared/lazy-modules.js';
 import { type Dec, ZERO, add, allocate, dec, div, eq, fmt, parseDec, sign, sub, taxOfGross, taxOfNet } from '../../../../shared/money.js';
 import { type Obj, isObj, lines, obj, str } from '../../../codec/index.js';
 import { type BusinessCase, type BusinessKind, classify, journaledFlags } from '../../../esr/business-case.js';
@@ -74,7 +74,7 @@ interface Bon {
   id: string;
 }
 
-const alpha3 = (alpha2: string | undefined): string => (alpha2 ? (i18nCountries.alpha2ToAlpha3(alpha2.toUpperCase()) ?? alpha2) : '');
+const alpha3 = (alpha2: string | undefined): string => (alpha2 ? (countriesModule().alpha2ToAlpha3(alpha2.toUpperCase()) ?? alpha2) : '');
 const d0 = (text: string | undefined): Dec => parseDec(text ?? '0') ?? ZERO;
 const street = (o: Obj | undefined): string => (o ? [str(o, 'Adr'), str(o, 'AdrNr')].filter(Boolean).join(' ') : '');
 const digits = (text: string | undefined): string | undefined => (text !== undefined && /^\d{1,18}$/.test(text) ? text : undefined);
