@@ -17,7 +17,8 @@ const EXACT_DIGITS = 15;
  * characters, not a regular expression and BigInt(string): every amount of every receipt passes here.
  */
 export function parseDec(text: string): Dec | undefined {
-  return isDecimal(text) ? decOf(text) : undefined;
+  const d = scanDecimal(text, true);
+  return typeof d === 'object' ? d : undefined;
 }
 
 /**
@@ -26,29 +27,11 @@ export function parseDec(text: string): Dec | undefined {
  * collector at thousands of receipts a second.
  */
 export function isDecimal(text: string): boolean {
-  const n = text.length;
-  let i = 0;
-  const first = n > 0 ? text.charCodeAt(0) : 0;
-  if (first === 45 || first === 43) i = 1;
-  let intDigits = 0;
-  let fracDigits = 0;
-  let point = false;
-  for (; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      if (point) fracDigits++;
-      else intDigits++;
-    } else if (c === 46 && !point) {
-      point = true;
-    } else {
-      return false;
-    }
-  }
-  return !((point && fracDigits === 0) || intDigits + fracDigits === 0 || fracDigits > 12 || intDigits > 18);
+  return scanDecimal(text) !== false;
 }
 
-/** The value of a text isDecimal took. */
-function decOf(text: string): Dec {
+/** One pass over a decimal's text: false when parseDec refuses it, else its value (`value`) or true. */
+function scanDecimal(text: string, value = false): Dec | boolean {
   const n = text.length;
   let i = 0;
   const first = n > 0 ? text.charCodeAt(0) : 0;
@@ -64,8 +47,14 @@ function decOf(text: string): Dec {
       if (point) fracDigits++;
       else intDigits++;
       mantissa = mantissa * 10 + (c - 48);
-    } else point = true;
+    } else if (c === 46 && !point) {
+      point = true;
+    } else {
+      return false;
+    }
   }
+  if ((point && fracDigits === 0) || intDigits + fracDigits === 0 || fracDigits > 12 || intDigits > 18) return false;
+  if (!value) return true;
   const v = intDigits + fracDigits <= EXACT_DIGITS ? BigInt(mantissa) : BigInt(text.slice(signed ? 1 : 0).replace('.', ''));
   return { v: first === 45 ? -v : v, s: fracDigits };
 }

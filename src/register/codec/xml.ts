@@ -10,9 +10,7 @@ import { escapeAttr, escapeText } from './xml-text.js';
 
 interface Element {
   name: string;
-  /** a line of a line array (LINE_ARRAYS): its model starts with `_`, its element's name */
-  line: boolean;
-  /** the attributes (after a line's `_`), and after elementToValue the element's whole model */
+  /** the attributes (after a line's `_`: see parseTree), and after elementToValue the element's whole model */
   attrs: Obj;
   /** how many attributes `attrs` holds */
   nattrs: number;
@@ -24,7 +22,7 @@ const FORBIDDEN = /<!DOCTYPE|<!ENTITY/i;
 
 function parseTree(text: string, budget: ParseBudget): Element {
   const parser = new SaxesParser({ xmlns: false, position: true });
-  const root: Element = { name: '', line: false, attrs: {}, nattrs: 0, children: [], text: '' };
+  const root: Element = { name: '', attrs: {}, nattrs: 0, children: [], text: '' };
   const stack: Element[] = [root];
   // the tag being read and its attribute being checked; the paths of refusals are built from them (and
   // the stack) only when one is made
@@ -63,7 +61,11 @@ function parseTree(text: string, budget: ParseBudget): Element {
     checkDepth(stack.length, 'xml', here, budget.limits);
     budget.count(1 + attributes, here);
     checkName(tag.name, 'xml', here);
-    const el: Element = { name: tag.name, line, attrs, nattrs: attributes, children: [], text: '' };
+    // an element `_` in a line (the element below a line array)
+    if (tag.name === '_' && LINE_ARRAYS.has(stack[stack.length - 2]?.name ?? '')) {
+      throw lineTypeField(stack.map((e) => e.name).filter(Boolean).join('.'));
+    }
+    const el: Element = { name: tag.name, attrs, nattrs: attributes, children: [], text: '' };
     (stack[stack.length - 1] as Element).children.push(el);
     stack.push(el);
   });
@@ -105,7 +107,6 @@ function elementToValue(el: Element, budget: ParseBudget, names: string[], where
   names.push(el.name);
   for (const child of el.children) {
     const cname = child.name;
-    if (el.line && cname === '_') throw lineTypeField(names.join('.'));
     // own properties only: `toString` or `valueOf` would otherwise find Object.prototype's
     const existing = Object.hasOwn(out, cname) ? out[cname] : undefined;
     if (existing === undefined) {
