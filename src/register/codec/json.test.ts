@@ -63,8 +63,10 @@ describe('decodeJson', () => {
       '{"Tra":{"ESR":{"TN":"7","PosA":[{"_":"Pos","Dsc":"a\\b"}]}}}',
       '{"Tra":{"ESR":{"TN":"7","PosA":[{"_":"Pos","Dsc":"a\uFFFF"}]}}}',
       '{"Tra":{"ESR":{"TN":"7\\"","PosA":[{"_":"Pos","Dsc":"a\uFFFE"}]}}}',
+      '{"Tra":{"ESR":{"TN":"7\\"","PosA":[{"_":"Pos","Dsc":"a\\f\\\\"}]}}}',
+      '{"Tra":{"ESR":{"TN":"7\\/","PosA":[{"_":"Pos","Dsc":"a\\uffff"}]}}}',
     ];
-    const paths = ['Tra.ESR.TN', 'Tra.ESR.PosA[0].Dsc', 'Tra.ESR.PosA[0].Dsc', 'Tra.ESR.PosA[0].Dsc'];
+    const paths = ['Tra.ESR.TN', 'Tra.ESR.PosA[0].Dsc', 'Tra.ESR.PosA[0].Dsc', 'Tra.ESR.PosA[0].Dsc', 'Tra.ESR.PosA[0].Dsc', 'Tra.ESR.PosA[0].Dsc'];
     bodies.forEach((body, i) => {
       const e = fiscalError(() => decodeJson(body));
       assert.equal(e.code, '#MALFORMED', body);

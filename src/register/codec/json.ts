@@ -113,6 +113,9 @@ function stringsOnly(v: unknown, depth: number, trail: Trail, where: () => strin
   return true;
 }
 
+/** An escape that may stand for a character checkText refuses (a control character or a non-character); `\\b` matches too, which only costs the check per string. */
+const ESCAPES_OF_REFUSED = /\\[ubf]/;
+
 /** Parses a JSON body `{"Root": {...}}` without losing the text of numbers, within `limits` (guard.ts). */
 export function decodeJson(text: string, limits: ParseLimits = PARSE_LIMITS): Doc {
   let fast: Json;
@@ -124,9 +127,10 @@ export function decodeJson(text: string, limits: ParseLimits = PARSE_LIMITS): Do
   const trail: Trail = [];
   const where = (): string => trailText(trail);
   let value: Value | undefined;
-  // without a backslash, a string holds exactly the characters of the body between its quotes (JSON.parse
-  // refuses raw control characters there): one scan of the body checks every string's text
-  const textsChecked = !text.includes('\\') && !hasBadText(text);
+  // a string holds the characters of the body between its quotes, and those its escapes stand for (JSON.parse
+  // refuses raw control characters there); of the escapes only \u, \b and \f can stand for a refused
+  // character: without them one scan of the body checks every string's text
+  const textsChecked = !ESCAPES_OF_REFUSED.test(text) && !hasBadText(text);
   if (stringsOnly(fast, 0, trail, where, new ParseBudget('json', limits), textsChecked)) value = fast as Value;
   else {
     trail.length = 0;
