@@ -11,11 +11,13 @@ import { SqliteJournalStore } from './sqlite-store.js';
 import { VACUUM_STEP } from './maintain.js';
 import { initialState } from '../../registers.js';
 import { GENESIS, chainHash, signingPayload, verifyChain } from '../chain.js';
+import type { JournalRecord } from '../types.js';
 
-for (const writerThread of [false, true]) {
-  journalStoreContract(`SQLite (${writerThread ? 'writer thread' : 'inline'})`, async () => {
+// the writer thread's path alone, and as the service runs it: a quiet batch committed on the main thread
+for (const [name, options] of [['inline', { writerThread: false }], ['writer thread', { writerThread: true, quietHere: false }], ['writer thread, quiet batches here', { writerThread: true }]] as const) {
+  journalStoreContract(`SQLite (${name})`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
-    const store = new SqliteJournalStore(join(dir, 'journal.sqlite'), { writerThread });
+    const store = new SqliteJournalStore(join(dir, 'journal.sqlite'), options);
     return {
       store,
       signer: loadOrCreateSigner(dir),
@@ -200,3 +202,80 @@ for (const writerThread of [false, true]) {
     }
   });
 }
+
+test('SQLite (writer thread): a batch after the event loop waited for work is committed on the main thread, one that follows without a wait goes to the writer; the chain is one', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
+  const file = join(dir, 'journal.sqlite');
+  const store = new SqliteJournalStore(file, { writerThread: true });
+  const signer = loadOrCreateSigner(dir);
+  try {
+    const rid = await store.createRegister('def', initialState('def'));
+    let prev = GENESIS;
+    const next = (sq: number): JournalRecord => {
+      const data = `{"_":"log","SQ":"${sq}","RN":"def"}`;
+      const hash = chainHash(prev, data);
+      prev = hash.toString('hex');
+      return { rid, sq, type: 'log', d: '2026-12-02T10:00:00', data, hash, sig: Buffer.alloc(0), payload: signingPayload(JSON.parse(data) as Record<string, unknown>, prev) };
+    };
+    const idle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
+    const records: JournalRecord[] = [];
+    const append = async (r: JournalRecord): Promise<void> => {
+      records.push(r);
+      await store.append([r], new Map([[rid, JSON.stringify({ ...initialState('def'), sq: r.sq, hash: r.hash.toString('hex') })]]), signer.privateKey);
+    };
+    await idle();
+    await append(next(1));
+    assert.deepEqual(store.commits, { here: 1, writer: 0 }, 'after a wait for work: committed here');
+    // the next ones follow at once, as requests under load do: the writer thread commits them
+    await append(next(2));
+    await append(next(3));
+    assert.deepEqual(store.commits, { here: 1, writer: 2 });
+    await idle();
+    await append(next(4));
+    assert.deepEqual(store.commits, { here: 2, writer: 2 });
+    for (const r of records) assert.ok(verifySignature(signer.publicKey, r.payload ?? '', r.sig), `record ${r.sq} signed with the instance key`);
+    const report = await verifyChain(store.range(rid, 1), signer.publicKey);
+    assert.equal(report.ok, true, report.broken?.reason);
+    assert.equal(report.count, 4);
+    assert.equal((await store.loadRegisters())[0]?.sq, 4, 'the register state of the last batch, written with it');
+  } finally {
+    await store.close();
+  }
+  // on disk for another connection, in order, after the store closed
+  const db = new Database(file, { readonly: true });
+  try {
+    assert.deepEqual((db.prepare('SELECT sq FROM journal ORDER BY rowid').all() as { sq: number }[]).map((r) => r.sq), [1, 2, 3, 4]);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite (writer thread): after a failed commit on the main thread nothing is written on either thread until resume()', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
+  const store = new SqliteJournalStore(join(dir, 'journal.sqlite'), { writerThread: true });
+  try {
+    const rid = await store.createRegister('def', initialState('def'));
+    const record = (sq: number): JournalRecord => {
+      const data = `{"_":"log","SQ":"${sq}","RN":"def"}`;
+      return { rid, sq, type: 'log', d: '2026-12-02T10:00:00', data, hash: chainHash(GENESIS, data), sig: Buffer.alloc(64, 1) };
+    };
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await store.append([record(1)], new Map());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // the same SQ again: refused by the journal's key, on the main thread (the loop waited)
+    await assert.rejects(store.append([record(1)], new Map()), /UNIQUE/);
+    assert.equal(store.commits.here, 1);
+    // at once after it (the writer's path) and after a wait (this thread's): both refused until resume()
+    await assert.rejects(store.append([record(2)], new Map()), /UNIQUE/);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await assert.rejects(store.append([record(2)], new Map()), /UNIQUE/);
+    assert.deepEqual(store.commits, { here: 1, writer: 0 });
+    await store.resume();
+    await store.append([record(2)], new Map());
+    assert.deepEqual((await store.get(rid, 2))?.sq, 2);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,6 +1,7 @@
 /**
  * The journal's writer thread: signs (records handed over unsigned), compresses, inserts and commits (fsync) batches posted by the main
  * thread, so that the main thread keeps decoding and validating requests while the disk works.
+ * (A quiet batch, when no other request is ready, is committed on the main thread: sqlite-store.ts, commitsHere.)
  * It acknowledges a batch only after the commit. Cleaning's steps (maintain.ts) come the same way, so
  * that batches posted meanwhile are committed between two steps.
  */
