@@ -203,7 +203,7 @@ for (const writerThread of [false, true]) {
   });
 }
 
-test('SQLite (writer thread): a batch after the event loop waited for work is committed on the main thread, one that follows without a wait goes to the writer; the chain is one', async () => {
+test('SQLite (writer thread): a small batch after the event loop waited for work is committed on the main thread, one that follows without a wait or a large one goes to the writer; the chain is one', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'efr-store-'));
   const file = join(dir, 'journal.sqlite');
   const store = new SqliteJournalStore(file, { writerThread: true });
@@ -233,18 +233,24 @@ test('SQLite (writer thread): a batch after the event loop waited for work is co
     await idle();
     await append(next(4));
     assert.deepEqual(store.commits, { here: 2, writer: 2 });
+    // a large batch after a wait (a restore appends a whole journal in one) goes to the writer all the same
+    await idle();
+    const large = Array.from({ length: 20 }, (_, i) => next(5 + i));
+    records.push(...large);
+    await store.append(large, new Map(), signer.privateKey);
+    assert.deepEqual(store.commits, { here: 2, writer: 3 });
     for (const r of records) assert.ok(verifySignature(signer.publicKey, r.payload ?? '', r.sig), `record ${r.sq} signed with the instance key`);
     const report = await verifyChain(store.range(rid, 1), signer.publicKey);
     assert.equal(report.ok, true, report.broken?.reason);
-    assert.equal(report.count, 4);
-    assert.equal((await store.loadRegisters())[0]?.sq, 4, 'the register state of the last batch, written with it');
+    assert.equal(report.count, 24);
+    assert.equal((await store.loadRegisters())[0]?.sq, 4, 'the register state of the last batch that wrote one');
   } finally {
     await store.close();
   }
   // on disk for another connection, in order, after the store closed
   const db = new Database(file, { readonly: true });
   try {
-    assert.deepEqual((db.prepare('SELECT sq FROM journal ORDER BY rowid').all() as { sq: number }[]).map((r) => r.sq), [1, 2, 3, 4]);
+    assert.deepEqual((db.prepare('SELECT sq FROM journal ORDER BY rowid').all() as { sq: number }[]).map((r) => r.sq), Array.from({ length: 24 }, (_, i) => i + 1));
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

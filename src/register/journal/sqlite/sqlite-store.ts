@@ -84,6 +84,12 @@ type Row = StoredRow<number>;
 /** Event loop idle time that makes a batch a quiet one (commitsHere): more than the loop's own turn, less than any client's. */
 const QUIET_IDLE_MS = 0.05;
 
+/**
+ * The most records a quiet batch has: a transaction with the automatic receipts sealed before it. A larger
+ * batch (a restore appends a whole journal in one) goes to the writer, which keeps the event loop free meanwhile.
+ */
+const QUIET_MAX_RECORDS = 8;
+
 /** The event loop's idle time so far, in ms: it grows only while the loop waits for work. */
 const idleTime = (): number => performance.eventLoopUtilization().idle;
 const recordOf = (r: Row): JournalRecord => recordOfRow(r, (v) => v);
@@ -191,7 +197,7 @@ export class SqliteJournalStore implements JournalStore {
     // after a failure nothing is chained on top of it, on either thread, until the state was read back
     if (this.failed) throw this.failed;
     if (this.writerError) throw this.writerError;
-    if (!this.writer || this.commitsHere()) {
+    if (!this.writer || this.commitsHere(records.length)) {
       this.appendHere ??= createAppender(this.db);
       try {
         setSignatures(records, this.appendHere(records, states, signingKey));
@@ -228,8 +234,8 @@ export class SqliteJournalStore implements JournalStore {
    * event loop never waits between two appends, and batches go to the writer as before, so that this
    * thread goes on with the requests while the disk works.
    */
-  private commitsHere(): boolean {
-    return this.quietHere && this.waiting.size === 0 && idleTime() - this.idleAtSettle > QUIET_IDLE_MS;
+  private commitsHere(size: number): boolean {
+    return this.quietHere && size <= QUIET_MAX_RECORDS && this.waiting.size === 0 && idleTime() - this.idleAtSettle > QUIET_IDLE_MS;
   }
 
   /** One step of cleaning, where the appends run: queued behind the batches posted before it. */
