@@ -80,6 +80,7 @@ function installDeleteTrigger(db: Db): void {
 }
 
 type Row = StoredRow<number>;
+const recordOf = (r: Row): JournalRecord => recordOfRow(r, (v) => v);
 
 /** Event loop idle time that makes a batch a quiet one (commitsHere): more than the loop's own turn, less than any client's. */
 const QUIET_IDLE_MS = 0.05;
@@ -92,7 +93,6 @@ const QUIET_MAX_RECORDS = 8;
 
 /** The event loop's idle time so far, in ms: it grows only while the loop waits for work. */
 const idleTime = (): number => performance.eventLoopUtilization().idle;
-const recordOf = (r: Row): JournalRecord => recordOfRow(r, (v) => v);
 
 
 /** The signatures the appender made, set on the records handed over unsigned (by position). */
@@ -230,9 +230,9 @@ export class SqliteJournalStore implements JournalStore {
    * writer and the event loop waited for work since the last append settled, no other request was ready
    * meanwhile. That is a lone request (one POS sending receipts one after the other, the common case): it
    * is committed here, without waking the writer thread and then this thread again (a thread that slept
-   * runs its first work several times slower), which takes a quarter off its answer time. Under load the
-   * event loop never waits between two appends, and batches go to the writer as before, so that this
-   * thread goes on with the requests while the disk works.
+   * runs its first work several times slower), which is a large part of its answer time. Under load the
+   * event loop never waits between two appends, and batches go to the writer, so that this thread goes on
+   * with the requests while the disk works.
    */
   private commitsHere(size: number): boolean {
     return this.quietHere && size <= QUIET_MAX_RECORDS && this.waiting.size === 0 && idleTime() - this.idleAtSettle > QUIET_IDLE_MS;
