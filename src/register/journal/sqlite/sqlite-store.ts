@@ -114,7 +114,7 @@ export class SqliteJournalStore implements JournalStore {
   private readonly selectByFn: Statement;
   private readonly selectByResume: Statement;
   private readonly selectRange: Statement;
-  /** appends on this thread: every one without a writer thread, a quiet one with it (see commitsHere) */
+  /** appends on this thread (every one without a writer thread, a quiet one with it: commitsHere), made at the first */
   private appendHere: Appender | undefined;
   private readonly writer: Worker | undefined;
   private readonly waiting = new Map<number, { resolve: (value: number, sigs?: ReadonlyArray<Uint8Array | undefined>) => void; reject: (e: Error) => void }>();
@@ -170,8 +170,6 @@ export class SqliteJournalStore implements JournalStore {
       };
       this.writer.on('error', fail);
       this.writer.on('exit', (code) => fail(new Error(`journal writer stopped (${code})`)));
-    } else {
-      this.appendHere = createAppender(this.db);
     }
     this.selectByTn = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND tn = ? AND tt = ? AND tl = ? ORDER BY sq');
     this.selectOne = this.db.prepare('SELECT * FROM journal WHERE rid = ? AND sq = ?');
